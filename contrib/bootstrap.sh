@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian -dev packages, the pinned uv in .tools/venv),
+# then configures and builds into build/. Idempotent: a second run only rebuilds.
+set -euo pipefail
+
+UV_VERSION=0.13.9   # the uv the tests and the demo run; README names it
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+debian_packages=(
+  g++ cmake ninja-build pkg-config
+  libyaml-cpp-dev libcurl4-openssl-dev libboost-dev libboost-filesystem-dev
+  libspdlog-dev doctest-dev nlohmann-json3-dev libcli11-dev libgumbo-dev libssl-dev
+)
+
+# python3 with venv may come from elsewhere on PATH (pyenv); else Debian's.
+if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+  debian_packages+=(python3 python3-venv)
+fi
+
+missing=()
+for p in "${debian_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "bootstrap: installing Debian packages: ${missing[*]}"
+  sudo_cmd=(); [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}"
+fi
+
+tools="$root/.tools/venv"
+if [ ! -x "$tools/bin/uv" ] || [ "$("$tools/bin/uv" --version | awk '{print $2}')" != "$UV_VERSION" ]; then
+  echo "bootstrap: installing uv $UV_VERSION into $tools"
+  python3 -m venv "$tools"
+  "$tools/bin/python" -m pip install -q --disable-pip-version-check "uv==$UV_VERSION"
+fi
+
+if [ ! -f build/build.ninja ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+fi
+cmake --build build

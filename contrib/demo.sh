@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The demo: stackup's main job, on small wheels served from 127.0.0.1 (nothing leaves the host).
+# Builds a torch-like stack for CUDA 12.8 and 13.0, serves it as PEP 503 indexes, makes a venv
+# holding the cu128 stack under .demo/, then:
+#   1. stackup apply manifests/demo.yaml   cu128 -> cu130, verified by importing the packages
+#   2. stackup verify manifests/demo.yaml
+#   3. an apply whose expectation cannot be met (torch cuda 13.1): it fails and rolls back,
+#      and the venv's tree digest shows it is byte for byte what it was.
+# The index server is stopped on every exit path.
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+
+contrib/bootstrap.sh
+
+# The demo's uv runs take nothing from the caller's uv settings.
+while read -r var; do unset "$var"; done < <(compgen -e | grep '^UV_' || true)
+
+uv=$repo/.tools/venv/bin/uv
+stackup=$repo/build/stackup
+demo=$repo/.demo
+server_pid=
+
+stop_server() {
+    if [ -n "$server_pid" ]; then
+        kill "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+        server_pid=
+    fi
+}
+trap stop_server EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+say() { printf '\n== %s\n' "$*"; }
+die() { printf 'demo: %s\n' "$*" >&2; exit 1; }
+show() {  # what the venv's packages say they are, by importing them
+    "$STACKUP_DEMO_VENV/bin/python" -I -B -c '
+import torch, torchvision, sgl_kernel
+for m in (torch, torchvision, sgl_kernel):
+    print(f"   {m.__name__:12} {m.__version__:28} version.cuda={m.version.cuda}")'
+}
+digest() { python3 tests/support/treedigest.py "$STACKUP_DEMO_VENV"; }
+
+[ -x "$uv" ] || die "no uv at $uv (contrib/bootstrap.sh should have installed it)"
+[ -x "$stackup" ] || die "no stackup at $stackup (contrib/bootstrap.sh should have built it)"
+
+say "building the demo wheels and serving them on 127.0.0.1"
+rm -rf "$demo"
+mkdir -p "$demo"
+python3 tests/support/wheels.py stack "$demo/indexes"
+python3 tests/support/index_server.py "$demo/indexes" --port-file "$demo/port" \
+    >"$demo/server.log" 2>&1 &
+server_pid=$!
+for _ in $(seq 100); do
+    [ -s "$demo/port" ] && break
+    kill -0 "$server_pid" 2>/dev/null || die "the index server did not start: $(cat "$demo/server.log")"
+    sleep 0.1
+done
+[ -s "$demo/port" ] || die "the index server did not report its port"
+export STACKUP_DEMO_INDEX="http://127.0.0.1:$(cat "$demo/port")"
+export STACKUP_DEMO_VENV="$demo/venv"
+export STACKUP_UV="$uv"
+find "$demo/indexes" -name '*.whl' -printf '   %P\n' | sort
+echo "   served at $STACKUP_DEMO_INDEX/{cu128,cu130,sglang-cu130,pypi}/"
+
+say "a venv holding the CUDA 12.8 stack: $STACKUP_DEMO_VENV"
+python3 -m venv "$STACKUP_DEMO_VENV"
+"$uv" pip install --no-config --cache-dir "$demo/uv-cache" --python "$STACKUP_DEMO_VENV" \
+    --index "$STACKUP_DEMO_INDEX/cu128/" --default-index "$STACKUP_DEMO_INDEX/pypi/" \
+    torch torchvision sgl-kernel
+show
+
+say "what the obvious way does: uv pip install torch --index-url .../cu130 (in a copy)"
+cp -a "$STACKUP_DEMO_VENV" "$demo/twin"
+"$uv" pip install --no-config --cache-dir "$demo/uv-cache" --python "$demo/twin" \
+    --index-url "$STACKUP_DEMO_INDEX/cu130/" --prerelease allow torch torchvision
+"$demo/twin/bin/python" -I -B -c 'import torch; print("   torch", torch.__version__, "version.cuda", torch.version.cuda, "(unchanged)")'
+rm -rf "$demo/twin"
+
+say "1. stackup apply manifests/demo.yaml (cu128 -> cu130)"
+"$stackup" apply manifests/demo.yaml
+show
+
+say "2. stackup verify manifests/demo.yaml"
+"$stackup" verify manifests/demo.yaml
+
+say "3. an apply whose expectation cannot be met (torch cuda \"13.1\"): it must roll back"
+sed 's/cuda: "13.0"}/cuda: "13.1"}/' manifests/demo.yaml >"$demo/demo-cuda13.1.yaml"
+grep -q 'cuda: "13.1"' "$demo/demo-cuda13.1.yaml" || die "could not derive the cuda 13.1 manifest"
+before=$(digest)
+rc=0
+"$stackup" apply "$demo/demo-cuda13.1.yaml" || rc=$?
+after=$(digest)
+show
+echo "   exit status $rc (1: verification failed, rolled back)"
+echo "   tree digest before $before"
+echo "   tree digest after  $after"
+[ "$rc" -eq 1 ] || die "expected exit 1 from the unmeetable apply, got $rc"
+[ "$before" = "$after" ] || die "the rollback did not restore the venv exactly"
+
+say "done: the venv holds the cu130 stack; the failed apply left it exactly as it was"

@@ -1,0 +1,146 @@
+#include "base/fs.hpp"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+
+namespace stackup::base {
+
+UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
+    if (this != &other) {
+        reset(other.release());
+    }
+    return *this;
+}
+
+int UniqueFd::release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+}
+
+void UniqueFd::reset(int fd) {
+    if (fd_ >= 0 && fd_ != fd) {
+        // Linux closes the fd even when close() reports EINTR, so never retry.
+        ::close(fd_);
+    }
+    fd_ = fd;
+}
+
+std::system_error errno_error(int err, const std::string& what) {
+    return std::system_error(err, std::generic_category(), what);
+}
+
+UniqueFd open_file(const std::filesystem::path& path, int flags, ::mode_t mode) {
+    int fd = ::open(path.c_str(), flags | O_CLOEXEC, mode);
+    if (fd < 0) {
+        throw errno_error(errno, "cannot open " + path.string());
+    }
+    return UniqueFd(fd);
+}
+
+void write_all(int fd, const void* data, std::size_t size, const std::filesystem::path& path) {
+    const char* p = static_cast<const char*>(data);
+    while (size > 0) {
+        ssize_t n = ::write(fd, p, size);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            throw errno_error(errno, "cannot write " + path.string());
+        }
+        p += n;
+        size -= static_cast<std::size_t>(n);
+    }
+}
+
+std::string read_file(const std::filesystem::path& path) {
+    UniqueFd fd = open_file(path, O_RDONLY);
+    std::string out;
+    std::array<char, 1 << 16> buf{};
+    for (;;) {
+        ssize_t n = ::read(fd.get(), buf.data(), buf.size());
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            throw errno_error(errno, "cannot read " + path.string());
+        }
+        if (n == 0) {
+            return out;
+        }
+        out.append(buf.data(), static_cast<std::size_t>(n));
+    }
+}
+
+namespace {
+
+// Removes a temp file unless dismissed: a failed atomic write leaves no litter.
+struct TempFileGuard {
+    std::string path;
+    bool armed = true;
+    ~TempFileGuard() {
+        if (armed) {
+            ::unlink(path.c_str());
+        }
+    }
+};
+
+std::filesystem::path parent_or_dot(const std::filesystem::path& path) {
+    auto parent = path.parent_path();
+    return parent.empty() ? std::filesystem::path(".") : parent;
+}
+
+}  // namespace
+
+void write_file_atomic(const std::filesystem::path& path, std::string_view bytes, ::mode_t mode) {
+    const auto dir = parent_or_dot(path);
+    TempFileGuard tmp{(dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string()};
+    UniqueFd fd(::mkostemp(tmp.path.data(), O_CLOEXEC));
+    if (!fd) {
+        tmp.armed = false;
+        throw errno_error(errno, "cannot create a temp file beside " + path.string());
+    }
+    if (::fchmod(fd.get(), mode) != 0) {
+        throw errno_error(errno, "cannot chmod " + tmp.path);
+    }
+    write_all(fd.get(), bytes.data(), bytes.size(), tmp.path);
+    if (::fsync(fd.get()) != 0) {
+        throw errno_error(errno, "cannot fsync " + tmp.path);
+    }
+    fd.reset();
+    if (::rename(tmp.path.c_str(), path.c_str()) != 0) {
+        throw errno_error(errno, "cannot rename " + tmp.path + " to " + path.string());
+    }
+    tmp.armed = false;
+    fsync_dir(dir);
+}
+
+void fsync_dir(const std::filesystem::path& dir) {
+    UniqueFd fd = open_file(dir, O_RDONLY | O_DIRECTORY);
+    if (::fsync(fd.get()) != 0) {
+        throw errno_error(errno, "cannot fsync directory " + dir.string());
+    }
+}
+
+void sync_filesystem(const std::filesystem::path& path) {
+    UniqueFd fd = open_file(path, O_RDONLY | O_NOFOLLOW);
+    if (::syncfs(fd.get()) != 0) {
+        throw errno_error(errno, "cannot sync the filesystem holding " + path.string());
+    }
+}
+
+std::filesystem::path make_temp_dir(const std::filesystem::path& parent, std::string_view prefix) {
+    std::string pattern = (parent / (std::string(prefix) + "XXXXXX")).string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+        throw errno_error(errno, "cannot create a temp directory in " + parent.string());
+    }
+    return pattern;
+}
+
+}  // namespace stackup::base

@@ -1,0 +1,67 @@
+#pragma once
+// Small POSIX file helpers: an owning fd, whole-file read, durable atomic
+// write, directory fsync, temp dirs. Every failure throws std::system_error
+// whose message names the path; every fd is opened O_CLOEXEC so no child
+// process inherits it.
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+namespace stackup::base {
+
+// Owns one file descriptor and closes it exactly once.
+class UniqueFd {
+public:
+    UniqueFd() = default;
+    explicit UniqueFd(int fd) : fd_(fd) {}
+    ~UniqueFd() { reset(); }
+    UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
+    UniqueFd& operator=(UniqueFd&& other) noexcept;
+    UniqueFd(const UniqueFd&) = delete;
+    UniqueFd& operator=(const UniqueFd&) = delete;
+
+    [[nodiscard]] int get() const { return fd_; }
+    [[nodiscard]] bool valid() const { return fd_ >= 0; }
+    explicit operator bool() const { return valid(); }
+    // Gives up ownership without closing.
+    [[nodiscard]] int release();
+    // Closes the owned fd (if any) and takes `fd`.
+    void reset(int fd = -1);
+
+private:
+    int fd_ = -1;
+};
+
+// std::system_error for `err` (an errno value) with "what: <strerror>" as its message.
+[[nodiscard]] std::system_error errno_error(int err, const std::string& what);
+
+// open(2) with O_CLOEXEC added; throws naming the path.
+[[nodiscard]] UniqueFd open_file(const std::filesystem::path& path, int flags, ::mode_t mode = 0666);
+
+// Writes all `size` bytes, retrying short writes and EINTR; `path` names the file in errors.
+void write_all(int fd, const void* data, std::size_t size, const std::filesystem::path& path);
+
+[[nodiscard]] std::string read_file(const std::filesystem::path& path);
+
+// Replaces `path` with `bytes` so that readers (and a crash) see the old or
+// the new content, never a mix: temp file in the same directory, write,
+// fsync, rename over `path`, fsync the directory.
+void write_file_atomic(const std::filesystem::path& path, std::string_view bytes, ::mode_t mode = 0644);
+
+// Makes the directory's entries (creations, renames, removals) durable.
+void fsync_dir(const std::filesystem::path& dir);
+
+// Flushes everything dirty on the filesystem holding `path` (one syncfs(2)
+// instead of an fsync per file, for trees of many files).
+void sync_filesystem(const std::filesystem::path& path);
+
+// Creates a fresh directory `parent/<prefix>XXXXXX` (mode 0700) and returns its path.
+[[nodiscard]] std::filesystem::path make_temp_dir(const std::filesystem::path& parent,
+                                                  std::string_view prefix);
+
+}  // namespace stackup::base

@@ -1,0 +1,193 @@
+#include "base/process.hpp"
+
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <system_error>
+
+#include <boost/process.hpp>
+#include <boost/process/extend.hpp>
+
+extern char** environ;
+
+namespace stackup::base {
+namespace bp = boost::process;
+namespace {
+
+// The running child's process group, for forwarding signals (0: none).
+std::atomic<pid_t> g_child_pgid{0};
+
+extern "C" void forward_signal(int sig) {
+    pid_t pgid = g_child_pgid.load();
+    if (pgid > 0) {
+        ::kill(-pgid, sig);
+    }
+}
+
+// Marks every fd above stderr close-on-exec, so none of ours leaks into the
+// child (Boost 1.74's limit_handles breaks a merged stdout/stderr pipe).
+void keep_our_fds_out() {
+    if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0) {
+        return;
+    }
+    long max_fd = ::sysconf(_SC_OPEN_MAX);
+    for (int fd = 3; fd < (max_fd > 0 && max_fd < 65536 ? max_fd : 65536); ++fd) {
+        int flags = ::fcntl(fd, F_GETFD);
+        if (flags >= 0) {
+            ::fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+        }
+    }
+}
+
+// In the child, before exec: its own process group (so a terminal's ^C reaches
+// only us, and we forward it), and death when stackup dies, so no orphaned
+// installer goes on writing into the venv.
+struct ChildSetup : bp::extend::handler {
+    pid_t parent = ::getpid();
+    template <typename Executor>
+    void on_exec_setup(Executor&) const {
+        ::setpgid(0, 0);
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        keep_our_fds_out();
+        if (::getppid() != parent) {
+            ::_exit(127);  // the parent died before prctl took effect
+        }
+    }
+};
+
+// Forwards SIGINT/SIGTERM/SIGHUP to the child's group while it runs.
+class SignalForwarding {
+public:
+    explicit SignalForwarding(pid_t pgid) {
+        g_child_pgid = pgid;
+        struct sigaction sa {};
+        sa.sa_handler = forward_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART;
+        for (std::size_t i = 0; i < std::size(kSignals); ++i) {
+            ::sigaction(kSignals[i], &sa, &saved_[i]);
+        }
+    }
+    ~SignalForwarding() {
+        for (std::size_t i = 0; i < std::size(kSignals); ++i) {
+            ::sigaction(kSignals[i], &saved_[i], nullptr);
+        }
+        g_child_pgid = 0;
+    }
+    SignalForwarding(const SignalForwarding&) = delete;
+    SignalForwarding& operator=(const SignalForwarding&) = delete;
+
+private:
+    static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction saved_[std::size(kSignals)] {};
+};
+
+std::string path_of(const Environment& env) {
+    auto it = env.find("PATH");
+    return it == env.end() ? std::string() : it->second;
+}
+
+}  // namespace
+
+Environment current_environment() {
+    Environment env;
+    for (char** e = environ; e && *e; ++e) {
+        std::string_view entry(*e);
+        auto eq = entry.find('=');
+        if (eq != std::string_view::npos) {
+            env.emplace(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
+        }
+    }
+    return env;
+}
+
+std::string find_program(const std::string& name, const Environment& env) {
+    if (name.find('/') != std::string::npos) {
+        return name;
+    }
+    std::string path = path_of(env);
+    std::size_t start = 0;
+    while (start <= path.size()) {
+        std::size_t end = path.find(':', start);
+        std::string dir = path.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        if (!dir.empty()) {
+            std::string candidate = dir + "/" + name;
+            if (::access(candidate.c_str(), X_OK) == 0) {
+                return candidate;
+            }
+        }
+        if (end == std::string::npos) {
+            break;
+        }
+        start = end + 1;
+    }
+    return {};
+}
+
+std::string ProcessResult::describe() const {
+    if (!start_error.empty()) {
+        return "could not start: " + start_error;
+    }
+    if (signal) {
+        return "killed by signal " + std::to_string(*signal) + " (" + ::strsignal(*signal) + ")";
+    }
+    if (exit_code) {
+        return "exit status " + std::to_string(*exit_code);
+    }
+    return "unknown status";
+}
+
+ProcessResult run_process(const ProcessSpec& spec, const LineSink& on_line) {
+    ProcessResult result;
+    if (spec.argv.empty()) {
+        result.start_error = "empty command";
+        return result;
+    }
+    std::string exe = find_program(spec.argv[0], spec.env);
+    if (exe.empty()) {
+        result.start_error = spec.argv[0] + ": not found on PATH";
+        return result;
+    }
+    bp::environment env;
+    for (const auto& [key, value] : spec.env) {
+        env[key] = value;
+    }
+    std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
+    auto cwd = spec.cwd.value_or(std::filesystem::current_path());
+
+    bp::ipstream out;
+    std::error_code ec;
+    bp::child child(bp::exe = exe, bp::args = args, env, bp::start_dir = cwd.string(),
+                    bp::std_in < bp::null, (bp::std_out & bp::std_err) > out, ChildSetup{}, ec);
+    if (ec) {
+        result.start_error = exe + ": " + ec.message();
+        return result;
+    }
+    {
+        SignalForwarding forwarding(child.id());
+        std::string line;
+        while (std::getline(out, line)) {
+            if (on_line) {
+                on_line(line);
+            }
+            result.output += line;
+            result.output += '\n';
+        }
+        child.wait(ec);
+    }
+    int status = child.native_exit_code();
+    if (WIFSIGNALED(status)) {
+        result.signal = WTERMSIG(status);
+    } else if (WIFEXITED(status)) {
+        result.exit_code = WEXITSTATUS(status);
+    }
+    return result;
+}
+
+}  // namespace stackup::base

@@ -1,0 +1,73 @@
+#include <doctest/doctest.h>
+
+#include <signal.h>
+
+#include <vector>
+
+#include "base/process.hpp"
+#include "temp_dir.hpp"
+
+using stackup::base::ProcessSpec;
+using stackup::base::run_process;
+
+namespace {
+ProcessSpec sh(const std::string& script) {
+    // The test's own child is a shell; stackup itself never runs one.
+    return ProcessSpec{{"/bin/sh", "-c", script}, {{"PATH", "/usr/bin:/bin"}}, std::nullopt};
+}
+}  // namespace
+
+TEST_SUITE("base") {
+    TEST_CASE("stdout and stderr arrive merged, line by line, in order") {
+        std::vector<std::string> lines;
+        auto r = run_process(sh("echo one; echo two >&2; echo three"),
+                             [&](std::string_view l) { lines.emplace_back(l); });
+        CHECK(r.ok());
+        CHECK(lines == std::vector<std::string>{"one", "two", "three"});
+        CHECK(r.output == "one\ntwo\nthree\n");
+    }
+
+    TEST_CASE("exit status and signal are reported apart") {
+        auto failed = run_process(sh("exit 3"));
+        REQUIRE(failed.exit_code);
+        CHECK(*failed.exit_code == 3);
+        CHECK_FALSE(failed.signal);
+        CHECK(failed.describe() == "exit status 3");
+
+        auto killed = run_process(sh("kill -9 $$"));
+        CHECK_FALSE(killed.exit_code);
+        REQUIRE(killed.signal);
+        CHECK(*killed.signal == SIGKILL);
+        CHECK_FALSE(killed.ok());
+    }
+
+    TEST_CASE("the child gets exactly the given environment and no stdin") {
+        ProcessSpec spec = sh("echo \"[$ONLY]\" \"[$HOME]\"; cat; echo done");
+        spec.env["ONLY"] = "this";
+        auto r = run_process(spec);
+        CHECK(r.output == "[this] []\ndone\n");
+    }
+
+    TEST_CASE("the child runs in its own process group") {
+        auto r = run_process(sh("ps -o pgid= -p $$; ps -o pid= -p $$"));
+        REQUIRE(r.ok());
+        std::istringstream in(r.output);
+        long pgid = 0, pid = 0;
+        in >> pgid >> pid;
+        CHECK(pgid == pid);
+    }
+
+    TEST_CASE("a missing program is a start error, not a crash") {
+        auto r = run_process(ProcessSpec{{"no-such-program-xyz"}, {{"PATH", "/usr/bin"}}, std::nullopt});
+        CHECK_FALSE(r.ok());
+        CHECK(r.describe().find("not found") != std::string::npos);
+    }
+
+    TEST_CASE("cwd is honoured") {
+        stackup::testing::TempDir dir;
+        ProcessSpec spec = sh("pwd");
+        spec.cwd = dir.path();
+        auto r = run_process(spec);
+        CHECK(r.output == dir.path().string() + "\n");
+    }
+}

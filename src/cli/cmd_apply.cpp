@@ -1,0 +1,109 @@
+// stackup apply MANIFEST: the transaction, with live output.
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "cli/render.hpp"
+#include "installer/command.hpp"
+
+namespace stackup::cli {
+namespace {
+
+class TerminalObserver : public txn::Observer {
+public:
+    TerminalObserver(std::ostream& out, Verbosity verbosity) : out_(out), verbosity_(verbosity) {}
+
+    void preflight(const venv::Facts& facts, const std::string& uv_version) override {
+        say("  " + uv_version + ", python " + facts.interpreter.version + ", " +
+            std::to_string(facts.distributions.size()) + " distributions installed");
+    }
+    void snapshot_taken(const std::string& id, const std::filesystem::path& path) override {
+        say("  snapshot " + id + " taken (" + path.string() + ")");
+    }
+    void step_started(std::size_t index, std::size_t count, const txn::StepReport& step) override {
+        say("[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] " + step.name);
+        if (verbosity_ == Verbosity::verbose) {
+            say("    $ " + installer::render_argv(step.argv));
+        }
+    }
+    void installer_line(std::string_view line) override {
+        if (verbosity_ != Verbosity::quiet) {
+            out_ << "    | " << line << "\n" << std::flush;
+        }
+    }
+    void step_finished(std::size_t, const txn::StepReport& step) override {
+        for (const auto& row : step.packages) {
+            say("    " + render_package_row(row));
+        }
+        std::ostringstream secs;
+        secs << std::fixed << std::setprecision(1) << step.seconds;
+        say("    " + std::string(txn::to_string(step.status)) + " (" + secs.str() + "s)");
+    }
+    void check_finished(const txn::CheckReport& check) override {
+        say(std::string("  check '") + check.name + "': " + (check.ok ? "ok" : "FAILED"));
+    }
+    void rolling_back(const std::string& id, const std::string&) override {
+        say("  rolling back to snapshot " + id + " ...");
+    }
+
+private:
+    void say(const std::string& line) {
+        if (verbosity_ != Verbosity::quiet) {
+            out_ << line << "\n" << std::flush;
+        }
+    }
+    std::ostream& out_;
+    Verbosity verbosity_;
+};
+
+int print_outcome(const txn::ApplyReport& r, const txn::Options& o) {
+    std::ostream& out = std::cout;
+    if (r.outcome == txn::Outcome::applied) {
+        int changed = 0;
+        for (const auto& s : r.steps) {
+            for (const auto& p : s.packages) {
+                changed += p.before != p.after ? 1 : 0;
+            }
+        }
+        out << "applied: " << r.steps.size() << " step(s), " << changed
+            << " package(s) changed, every expectation holds after every step.\n";
+        out << "snapshot of the venv before: " << r.snapshot_id << " (" << r.snapshot_path.string() << ")\n";
+        out << "to undo: stackup rollback --venv " << o.venv.string() << " --to " << r.snapshot_id << "\n";
+        return 0;
+    }
+    std::cerr << "stackup: FAILED: " << r.failure << "\n";
+    for (const auto& m : r.mismatches) {
+        std::cerr << "  " << verify::describe(m) << "\n";
+    }
+    if (r.outcome == txn::Outcome::rollback_failed) {
+        std::cerr << "stackup: CRITICAL: the rollback failed: " << r.rollback_error << "\n"
+                  << "  the snapshot taken before the run is " << r.snapshot_path.string() << "\n";
+    } else {
+        std::cerr << "rolled back to snapshot " << r.snapshot_id
+                  << ": the venv is exactly as it was before the run (tree re-checked).\n";
+    }
+    return static_cast<int>(r.exit_code());
+}
+
+}  // namespace
+
+std::function<int()> setup_apply(CLI::App& sub, const CommonOptions& common) {
+    auto manifest_path = std::make_shared<std::string>();
+    sub.add_option("manifest", *manifest_path, "the manifest (YAML)")->required();
+    return [manifest_path, &common] {
+        auto m = load_manifest(*manifest_path, common);
+        auto options = txn_options(common, &m);
+        if (common.verbosity != Verbosity::quiet) {
+            std::cout << "stackup: apply " << *manifest_path << " to " << options.venv.string() << "\n";
+        }
+        TerminalObserver observer(std::cout, common.verbosity);
+        auto report = txn::apply(m, options, observer);
+        return print_outcome(report, options);
+    };
+}
+
+}  // namespace stackup::cli

@@ -1,0 +1,32 @@
+// stackup rollback [MANIFEST] [--to ID]: restore a snapshot exactly.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "txn/inspect.hpp"
+
+namespace stackup::cli {
+
+std::function<int()> setup_rollback(CLI::App& sub, const CommonOptions& common) {
+    auto manifest_path = std::make_shared<std::string>();
+    auto id = std::make_shared<std::string>();
+    sub.add_option("manifest", *manifest_path, "a manifest naming the venv (or pass --venv)");
+    sub.add_option("--to", *id, "the snapshot id (default: the latest of this venv)");
+    return [manifest_path, id, &common] {
+        std::optional<manifest::Manifest> m;
+        if (!manifest_path->empty()) {
+            m = load_manifest(*manifest_path, common);
+        }
+        auto options = txn_options(common, m ? &*m : nullptr);
+        auto report = txn::rollback(options, id->empty() ? std::nullopt : std::optional<std::string>(*id));
+        if (common.verbosity != Verbosity::quiet) {
+            std::cout << "rolled back " << options.venv.string() << " to snapshot " << report.snapshot_id
+                      << " (taken " << report.created << "); the tree was re-checked against it.\n";
+        }
+        return 0;
+    };
+}
+
+}  // namespace stackup::cli

@@ -1,0 +1,38 @@
+#pragma once
+// The command table: one entry per command, each defined in its own cmd_*.cpp.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace stackup::cli {
+
+struct CommonOptions;
+
+// Adds the command's options to `sub` and returns what runs it (an exit code).
+using CommandSetup = std::function<std::function<int()>(CLI::App& sub, const CommonOptions& common)>;
+
+struct Command {
+    const char* name;
+    const char* summary;
+    CommandSetup setup;
+};
+
+std::function<int()> setup_apply(CLI::App& sub, const CommonOptions& common);
+std::function<int()> setup_verify(CLI::App& sub, const CommonOptions& common);
+std::function<int()> setup_rollback(CLI::App& sub, const CommonOptions& common);
+
+inline const std::vector<Command>& commands() {
+    static const std::vector<Command> table{
+        {"apply", "snapshot, install each step, verify after each, roll back on any failure", setup_apply},
+        {"verify", "check the venv against the manifest's expectations (touches nothing)", setup_verify},
+        {"rollback", "restore the latest (or the named) snapshot, exactly", setup_rollback},
+    };
+    return table;
+}
+
+}  // namespace stackup::cli

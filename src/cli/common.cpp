@@ -1,0 +1,34 @@
+#include "cli/common.hpp"
+
+#include "base/error.hpp"
+
+namespace stackup::cli {
+
+manifest::Manifest load_manifest(const std::string& path, const CommonOptions& common) {
+    manifest::ParseOptions options;
+    if (!common.venv.empty()) {
+        options.venv_override = common.venv;
+    }
+    return manifest::load(path, options);
+}
+
+txn::Options txn_options(const CommonOptions& common, const manifest::Manifest* m) {
+    txn::Options o;
+    if (!common.venv.empty()) {
+        o.venv = std::filesystem::absolute(common.venv).lexically_normal();
+    } else if (m != nullptr) {
+        o.venv = m->venv;
+    } else {
+        throw Error(ExitCode::usage, "which venv? pass --venv DIR or a manifest");
+    }
+    if (o.venv.has_filename() == false) {
+        o.venv = o.venv.parent_path();
+    }
+    std::filesystem::path root = common.state_dir.empty() ? std::filesystem::path() : std::filesystem::absolute(common.state_dir);
+    o.state_dir = txn::state_dir_for(o.venv, root);
+    o.uv = common.uv.empty() ? "uv" : common.uv;
+    o.caller_env = base::current_environment();
+    return o;
+}
+
+}  // namespace stackup::cli

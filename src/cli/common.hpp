@@ -1,0 +1,28 @@
+#pragma once
+// What every command shares: the common options, and turning them plus a
+// manifest into the transaction's options.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "manifest/manifest.hpp"
+#include "txn/apply.hpp"
+
+namespace stackup::cli {
+
+enum class Verbosity { quiet, normal, verbose };
+
+struct CommonOptions {
+    std::string venv;        // --venv
+    std::string state_dir;   // --state-dir / STACKUP_STATE_DIR
+    std::string uv;          // --uv / STACKUP_UV
+    Verbosity verbosity = Verbosity::normal;
+};
+
+manifest::Manifest load_manifest(const std::string& path, const CommonOptions& common);
+
+// The venv from --venv, else the manifest's; throws Error(usage) when neither says.
+txn::Options txn_options(const CommonOptions& common, const manifest::Manifest* m);
+
+}  // namespace stackup::cli

@@ -1,0 +1,98 @@
+#include "installer/command.hpp"
+
+#include <regex>
+
+#include "venv/probe.hpp"
+
+namespace stackup::installer {
+namespace {
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+}  // namespace
+
+base::Environment child_environment(const manifest::Manifest& m, const std::filesystem::path& venv,
+                                    const base::Environment& caller) {
+    base::Environment env;
+    for (const auto& [key, value] : caller) {
+        if (starts_with(key, "PIP_") || starts_with(key, "UV_") || key == "VIRTUAL_ENV" ||
+            starts_with(key, "PYTHON") || key == "CONDA_PREFIX") {
+            continue;
+        }
+        env[key] = value;
+    }
+    for (const auto& [key, value] : m.env) {
+        env[key] = value;
+    }
+    env["VIRTUAL_ENV"] = venv.string();
+    if (m.cuda) {
+        env["CUDA_HOME"] = m.cuda->home.string();
+    }
+    env["NO_COLOR"] = "1";
+    if (!m.env.count("UV_PYTHON_DOWNLOADS")) {
+        env["UV_PYTHON_DOWNLOADS"] = "never";
+    }
+    return env;
+}
+
+std::vector<std::string> install_argv(const manifest::Manifest& m, const manifest::Step& step,
+                                      const std::string& uv, const std::filesystem::path& venv, Mode mode) {
+    std::vector<std::string> argv{uv, "pip", "install", "--python", venv::python_of(venv).string(), "--no-config",
+                                  "--no-progress", "--color", "never"};
+    const std::string& step_index = m.indexes.at(step.index);
+    if (m.default_index && *m.default_index != step.index) {
+        argv.insert(argv.end(), {"--index", step_index, "--default-index", m.indexes.at(*m.default_index)});
+    } else {
+        argv.insert(argv.end(), {"--default-index", step_index});
+    }
+    if (step.prerelease) {
+        argv.insert(argv.end(), {"--prerelease", "allow"});
+    }
+    if (!step.deps) {
+        argv.push_back("--no-deps");
+    }
+    if (mode == Mode::dry_run) {
+        argv.push_back("--dry-run");
+    }
+    // uv drops an installed copy from the candidates only when told to reinstall
+    // it; without this an installed 2.10.0+cu128 "satisfies" torch.
+    for (const auto& req : step.packages) {
+        argv.insert(argv.end(), {"--reinstall-package", req.normalized_name()});
+    }
+    for (const auto& req : step.packages) {
+        argv.push_back(req.str());
+    }
+    return argv;
+}
+
+Invocation step_invocation(const manifest::Manifest& m, const manifest::Step& step, const std::string& uv,
+                           const std::filesystem::path& venv, const base::Environment& caller, Mode mode) {
+    return {install_argv(m, step, uv, venv, mode), child_environment(m, venv, caller)};
+}
+
+std::string redact(std::string text) {
+    static const std::regex userinfo("([A-Za-z][A-Za-z0-9+.-]*://)[^/@\\s]+@");
+    return std::regex_replace(text, userinfo, "$1***@");
+}
+
+std::string render_argv(const std::vector<std::string>& argv) {
+    std::string out;
+    for (const auto& arg : argv) {
+        if (!out.empty()) {
+            out += ' ';
+        }
+        bool plain = !arg.empty() && arg.find_first_of(" \t\n'\"\\$`<>|;&*?[]{}()!#~") == std::string::npos;
+        if (plain) {
+            out += arg;
+        } else {
+            std::string quoted = "'";
+            for (char c : arg) {
+                quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+            }
+            out += quoted + "'";
+        }
+    }
+    return redact(out);
+}
+
+}  // namespace stackup::installer

@@ -1,0 +1,43 @@
+#pragma once
+// The uv command line and the child's environment for one step (pure).
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "base/process.hpp"
+#include "manifest/manifest.hpp"
+
+namespace stackup::installer {
+
+enum class Mode { install, dry_run };
+
+struct Invocation {
+    std::vector<std::string> argv;
+    base::Environment env;
+    friend bool operator==(const Invocation&, const Invocation&) = default;
+};
+
+// The caller's environment with PIP_* and UV_* dropped (they change what gets
+// installed), then the manifest's env, then what we set on purpose:
+// VIRTUAL_ENV, CUDA_HOME (when the manifest has cuda), no colour, no downloads
+// of Python interpreters.
+base::Environment child_environment(const manifest::Manifest& m, const std::filesystem::path& venv,
+                                    const base::Environment& caller);
+
+// `uv pip install --python <venv>/bin/python --no-config ... --reinstall-package
+// NAME... REQUIREMENTS`: the step's index as --index and default_index as
+// --default-index; without default_index the step's index is the default, so
+// nothing comes from anywhere else.
+std::vector<std::string> install_argv(const manifest::Manifest& m, const manifest::Step& step,
+                                      const std::string& uv, const std::filesystem::path& venv, Mode mode);
+
+Invocation step_invocation(const manifest::Manifest& m, const manifest::Step& step, const std::string& uv,
+                           const std::filesystem::path& venv, const base::Environment& caller, Mode mode);
+
+// Masks credentials in URLs ("https://user:pw@host" -> "https://***@host").
+std::string redact(std::string text);
+// One argv as a single line for logs and reports (quoted where needed, redacted).
+std::string render_argv(const std::vector<std::string>& argv);
+
+}  // namespace stackup::installer

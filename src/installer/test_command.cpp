@@ -1,0 +1,90 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "installer/command.hpp"
+
+using namespace stackup;
+
+namespace {
+
+manifest::Manifest two_index_manifest() {
+    manifest::Manifest m;
+    m.venv = "/srv/env";
+    m.indexes = {{"pytorch", "http://127.0.0.1:9/pytorch/"}, {"pypi", "http://127.0.0.1:9/pypi/"}};
+    m.default_index = "pypi";
+    manifest::Step torch;
+    torch.name = "torch";
+    torch.index = "pytorch";
+    torch.prerelease = true;
+    torch.packages = {*pep::parse_requirement("torch"), *pep::parse_requirement("Torch_Vision>=0.26.0.dev0")};
+    m.steps.push_back(torch);
+    return m;
+}
+
+bool has_pair(const std::vector<std::string>& argv, const std::string& flag, const std::string& value) {
+    for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
+        if (argv[i] == flag && argv[i + 1] == value) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_SUITE("installer") {
+    TEST_CASE("a step's uv argv: its index first, the default index below, every package reinstalled") {
+        auto m = two_index_manifest();
+        auto argv = installer::install_argv(m, m.steps[0], "/opt/uv", m.venv, installer::Mode::install);
+        CHECK(std::vector<std::string>(argv.begin(), argv.begin() + 6) ==
+              std::vector<std::string>{"/opt/uv", "pip", "install", "--python", "/srv/env/bin/python", "--no-config"});
+        CHECK(has_pair(argv, "--index", "http://127.0.0.1:9/pytorch/"));
+        CHECK(has_pair(argv, "--default-index", "http://127.0.0.1:9/pypi/"));
+        CHECK(has_pair(argv, "--prerelease", "allow"));
+        CHECK(has_pair(argv, "--reinstall-package", "torch"));
+        CHECK(has_pair(argv, "--reinstall-package", "torch-vision"));
+        CHECK(std::count(argv.begin(), argv.end(), "--no-deps") == 0);
+        CHECK(std::count(argv.begin(), argv.end(), "--dry-run") == 0);
+        CHECK(argv.back() == "Torch_Vision>=0.26.0.dev0");
+    }
+
+    TEST_CASE("without default_index a step installs only from its own index") {
+        auto m = two_index_manifest();
+        m.default_index.reset();
+        m.steps[0].deps = false;
+        m.steps[0].prerelease = false;
+        auto argv = installer::install_argv(m, m.steps[0], "uv", m.venv, installer::Mode::dry_run);
+        CHECK(has_pair(argv, "--default-index", "http://127.0.0.1:9/pytorch/"));
+        CHECK(std::count(argv.begin(), argv.end(), "--index") == 0);
+        CHECK(std::count(argv.begin(), argv.end(), "--no-deps") == 1);
+        CHECK(std::count(argv.begin(), argv.end(), "--dry-run") == 1);
+        CHECK(std::count(argv.begin(), argv.end(), "--prerelease") == 0);
+    }
+
+    TEST_CASE("the child environment drops the caller's PIP_* and UV_*, adds what we mean") {
+        auto m = two_index_manifest();
+        m.cuda = manifest::Cuda{"13.0", "/usr/local/cuda-13.0", std::nullopt, false};
+        m.env = {{"UV_CACHE_DIR", "/cache"}, {"EXTRA", "1"}};
+        base::Environment caller{{"PATH", "/usr/bin"}, {"UV_INDEX_URL", "http://wrong/"}, {"PIP_FIND_LINKS", "/x"},
+                                 {"VIRTUAL_ENV", "/other"}, {"PYTHONPATH", "/shadow"}, {"HOME", "/root"}};
+        auto env = installer::child_environment(m, m.venv, caller);
+        CHECK(env.count("UV_INDEX_URL") == 0);
+        CHECK(env.count("PIP_FIND_LINKS") == 0);
+        CHECK(env.count("PYTHONPATH") == 0);
+        CHECK(env.at("UV_CACHE_DIR") == "/cache");
+        CHECK(env.at("EXTRA") == "1");
+        CHECK(env.at("VIRTUAL_ENV") == "/srv/env");
+        CHECK(env.at("CUDA_HOME") == "/usr/local/cuda-13.0");
+        CHECK(env.at("PATH") == "/usr/bin");
+        CHECK(env.at("HOME") == "/root");
+    }
+
+    TEST_CASE("credentials in URLs never reach a log line") {
+        CHECK(installer::redact("https://alice:s3cret@idx.example/simple") == "https://***@idx.example/simple");
+        CHECK(installer::redact("see http://token@h/x and https://u:p@h2/") == "see http://***@h/x and https://***@h2/");
+        CHECK(installer::redact("no creds: https://h/x?a=b@c") == "no creds: https://h/x?a=b@c");
+        CHECK(installer::render_argv({"uv", "--index", "https://u:p@h/", "torch>=2"}) ==
+              "uv --index https://***@h/ 'torch>=2'");
+    }
+}

@@ -1,0 +1,93 @@
+#pragma once
+// The typed manifest, schema version 1 (PRODUCT.md). Every field is validated
+// by the parser; downstream code never sees a bad specifier or an unknown index.
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/error.hpp"
+#include "pep/requirement.hpp"
+#include "pep/specifier.hpp"
+
+namespace stackup::manifest {
+
+// What one distribution must look like after a step (and every later one).
+struct Expectation {
+    std::string dist;                              // normalized (PEP 503)
+    std::optional<pep::SpecifierSet> version;      // on the installed version
+    std::optional<std::string> local;              // exact local label, "cu130"
+    std::optional<std::string> cuda;               // the module's version.cuda
+    std::optional<std::string> import_name;        // module to import; default: the dist's top-level module
+    std::map<std::string, std::string> attrs;      // dotted attribute -> expected str()
+    SourceLocation where;                          // of the dist's key in the manifest
+    friend bool operator==(const Expectation&, const Expectation&) = default;
+};
+
+struct Step {
+    std::string name;
+    std::string index;                             // a key of Manifest::indexes
+    std::vector<pep::Requirement> packages;
+    bool prerelease = false;
+    bool deps = true;
+    std::vector<Expectation> expect;               // in manifest order
+    SourceLocation where;
+    friend bool operator==(const Step&, const Step&) = default;
+};
+
+struct Check {
+    std::string name;
+    std::string python;                            // code run with the venv's python -c
+    SourceLocation where;                          // of the check's entry
+    friend bool operator==(const Check&, const Check&) = default;
+};
+
+struct Cuda {
+    std::string toolkit;                           // "13.0"
+    std::filesystem::path home;                    // default /usr/local/cuda-<toolkit>
+    std::optional<pep::SpecifierSet> driver;       // ">=580.65.06"
+    bool require_driver = false;
+    friend bool operator==(const Cuda&, const Cuda&) = default;
+};
+
+struct Manifest {
+    std::filesystem::path source;                  // the file it was read from
+    std::string digest;                            // sha256 of the file's bytes, hex
+    int version = 1;
+    std::string name;
+    std::filesystem::path venv;                    // ~ and ${VAR} expanded, absolute
+    std::optional<std::string> python;             // "3.12"
+    std::optional<Cuda> cuda;
+    std::map<std::string, std::string> indexes;    // name -> simple-API root URL, ${VAR} expanded
+    std::optional<std::string> default_index;      // a key of indexes
+    std::vector<Step> steps;
+    std::vector<Check> checks;
+    std::vector<std::string> allow_mixed;          // normalized dist names
+    std::map<std::string, std::string> env;
+    int snapshot_keep = 3;
+    friend bool operator==(const Manifest&, const Manifest&) = default;
+};
+
+// Looks up an environment variable; nullopt when it is not set.
+using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
+
+struct ParseOptions {
+    // The CLI's --venv: replaces the manifest's `venv` (made absolute against the cwd).
+    std::optional<std::filesystem::path> venv_override;
+    // For ~ (HOME) and ${VAR} in `venv` and `cuda.home`, ${VAR} in index URLs; empty: the process environment.
+    EnvLookup env;
+};
+
+// Parses manifest text; `file` names it in errors and anchors a relative venv.
+// Throws Error(ExitCode::usage) with file:line:col for every problem: unknown or
+// near-miss keys (with "did you mean"), duplicate keys, wrong types, undefined
+// index names, bad specifiers or requirements, an unknown schema version, no
+// venv, no steps.
+Manifest parse(const std::string& text, const std::string& file, const ParseOptions& options = {});
+// Reads and parses a file; an unreadable file is also exit 2.
+Manifest load(const std::filesystem::path& path, const ParseOptions& options = {});
+
+}  // namespace stackup::manifest

@@ -1,0 +1,533 @@
+// YAML -> typed Manifest (schema version 1, PRODUCT.md). Each read_* function
+// owns one part of the schema; every problem is an Error at file:line:col.
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "base/sha256.hpp"
+#include "manifest/manifest.hpp"
+#include "manifest/text.hpp"
+#include "manifest/yaml_fields.hpp"
+#include "pep/name.hpp"
+
+namespace stackup::manifest {
+
+namespace {
+
+using detail::describe;
+using detail::EmptyMap;
+using detail::Field;
+using detail::Fields;
+using detail::Reader;
+namespace fs = std::filesystem;
+
+constexpr const char* supported_version = "1";
+
+const std::vector<std::string> top_keys = {"version", "name", "venv", "python", "cuda", "indexes", "default_index",
+                                           "steps", "checks", "allow_mixed", "env", "snapshot"};
+const std::vector<std::string> cuda_keys = {"toolkit", "home", "driver", "require_driver"};
+const std::vector<std::string> step_keys = {"name", "index", "packages", "prerelease", "deps", "expect"};
+const std::vector<std::string> expectation_keys = {"version", "local", "cuda", "import", "attrs"};
+const std::vector<std::string> check_keys = {"name", "python"};
+const std::vector<std::string> snapshot_keys = {"keep"};
+
+// What every part of the parse needs besides the node it reads.
+struct Context {
+    const Reader& reader;
+    const EnvLookup& env;
+    fs::path base_dir;  // anchors relative paths: the manifest file's directory
+};
+
+// The defined indexes, in file order for messages.
+struct Indexes {
+    std::map<std::string, std::string> urls;
+    std::vector<std::string> order;
+};
+
+bool matches(const std::string& text, const char* pattern) {
+    return std::regex_match(text, std::regex(pattern));
+}
+
+// pep's messages may already start with what we prefix them with; say it once.
+std::string without_prefix(const std::string& error, const std::string& prefix) {
+    return error.rfind(prefix, 0) == 0 ? error.substr(prefix.size()) : error;
+}
+
+bool is_dotted_identifier(const std::string& text) {
+    return matches(text, R"([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)");
+}
+
+std::optional<std::string> process_env(const std::string& name) {
+    const char* value = std::getenv(name.c_str());
+    return value ? std::optional<std::string>(value) : std::nullopt;
+}
+
+std::vector<YAML::Node> load_documents(const Reader& reader, const std::string& text) {
+    try {
+        return YAML::LoadAll(text);
+    } catch (const YAML::Exception& e) {
+        reader.fail(SourceLocation{reader.file(), e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg);
+    }
+}
+
+YAML::Node load_document(const Reader& reader, const std::string& text) {
+    std::vector<YAML::Node> docs = load_documents(reader, text);
+    if (docs.empty() || docs.front().IsNull()) {
+        reader.fail(SourceLocation{reader.file(), 1, 1}, "the manifest is empty (expected 'version: 1' and 'steps')");
+    }
+    if (docs.size() > 1) {
+        reader.fail(docs[1], "a manifest is a single YAML document; this is a second one");
+    }
+    return docs.front();
+}
+
+void read_schema_version(const Reader& reader, const Fields& top) {
+    const Field* field = top.find("version");
+    if (field == nullptr) {
+        top.only(top_keys);  // a misspelt 'version' is better reported as such
+        reader.fail(top.node(), std::string("missing 'version' (this stackup reads version ") + supported_version + ")");
+    }
+    std::string text = read_string(reader, *field, "version");
+    if (text != supported_version) {
+        reader.fail(field->value, "unsupported manifest version " + text + " (this stackup reads version " +
+                                      supported_version + ")");
+    }
+}
+
+// Normal form without a trailing '/': "~/ml-env/" and "~/ml-env" name the same venv.
+fs::path clean_path(const fs::path& path) {
+    fs::path normal = path.lexically_normal();
+    if (normal.filename().empty() && normal.has_parent_path() && normal != normal.root_path()) {
+        normal = normal.parent_path();
+    }
+    return normal;
+}
+
+// ~ and ${VAR} expanded; a relative result is taken from the manifest's directory.
+fs::path read_path(const Context& ctx, const Field& field, std::string_view label) {
+    std::string text = read_nonempty(ctx.reader, field, label);
+    std::string error;
+    std::optional<std::string> expanded = expand_path_text(text, ctx.env, &error);
+    if (!expanded) {
+        ctx.reader.fail(field.value, "'" + std::string(label) + "': " + error);
+    }
+    return clean_path(ctx.base_dir / *expanded);
+}
+
+fs::path read_venv(const Context& ctx, const Fields& top, const ParseOptions& options) {
+    const Field* field = top.find("venv");
+    if (options.venv_override) {
+        if (field != nullptr) {
+            read_nonempty(ctx.reader, *field, "venv");  // still type-checked; not expanded, since unused
+        }
+        return clean_path(fs::absolute(*options.venv_override));
+    }
+    if (field == nullptr) {
+        ctx.reader.fail(top.node(), "no venv: set 'venv' in the manifest or pass --venv");
+    }
+    return read_path(ctx, *field, "venv");
+}
+
+std::string read_major_minor(const Reader& reader, const Field& field, std::string_view label,
+                             std::string_view example) {
+    std::string text = read_string(reader, field, label);
+    if (!matches(text, R"([0-9]+\.[0-9]+)")) {
+        reader.fail(field.anchor(), "expected '" + std::string(label) + "' as MAJOR.MINOR, like \"" +
+                                        std::string(example) + "\", got " + describe(field.value));
+    }
+    return text;
+}
+
+pep::SpecifierSet read_specifier(const Reader& reader, const Field& field, const std::string& label) {
+    std::string text = read_nonempty(reader, field, label);
+    std::string error;
+    std::optional<pep::SpecifierSet> set = pep::SpecifierSet::parse(text, &error);
+    if (!set) {
+        std::string what = "invalid specifier '" + text + "': ";
+        reader.fail(field.value, label + ": " + what + without_prefix(error, what));
+    }
+    if (!set->is_satisfiable(pep::Prereleases::allow)) {
+        reader.fail(field.value, label + ": '" + text + "' can never be satisfied");
+    }
+    return *set;
+}
+
+Cuda read_cuda(const Context& ctx, const Field& field) {
+    Fields fields(ctx.reader, field, "cuda", "in 'cuda'");
+    fields.only(cuda_keys);
+    Cuda cuda;
+    cuda.toolkit = read_major_minor(ctx.reader, fields.require("toolkit"), "toolkit", "13.0");
+    const Field* home = fields.find("home");
+    cuda.home = home ? read_path(ctx, *home, "home") : fs::path("/usr/local/cuda-" + cuda.toolkit);
+    if (const Field* driver = fields.find("driver")) {
+        cuda.driver = read_specifier(ctx.reader, *driver, "'driver'");
+    }
+    if (const Field* require = fields.find("require_driver")) {
+        cuda.require_driver = read_bool(ctx.reader, *require, "require_driver");
+    }
+    return cuda;
+}
+
+// The URL itself is never echoed: it may carry credentials.
+void check_index_url(const Reader& reader, const Field& field, const std::string& url) {
+    std::smatch m;
+    if (!std::regex_match(url, m, std::regex(R"(([A-Za-z][A-Za-z0-9+.-]*)://([^/?#\s]*)(\S*))"))) {
+        reader.fail(field.value, "index '" + field.key + "' is not a URL (expected https://host/path, http://... or file:///path)");
+    }
+    std::string scheme = m[1].str();
+    std::transform(scheme.begin(), scheme.end(), scheme.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (scheme != "http" && scheme != "https" && scheme != "file") {
+        reader.fail(field.value, "index '" + field.key + "' has scheme '" + scheme + "' (expected http, https or file)");
+    }
+    if (scheme != "file" && m[2].length() == 0) {
+        reader.fail(field.value, "index '" + field.key + "' has no host");
+    }
+}
+
+Indexes read_indexes(const Context& ctx, const Fields& top) {
+    const Reader& reader = ctx.reader;
+    const Field* field = top.find("indexes");
+    if (field == nullptr) {
+        reader.fail(top.node(), "missing 'indexes': every step installs from a named index");
+    }
+    Fields fields(reader, *field, "indexes", "in 'indexes'");
+    Indexes indexes;
+    for (const Field& entry : fields.all()) {
+        if (!matches(entry.key, R"([A-Za-z0-9_.-]+)")) {
+            reader.fail(entry.key_node, "index name '" + entry.key + "' may hold only letters, digits, '-', '_' and '.'");
+        }
+        std::string error;
+        std::optional<std::string> url = expand_vars(read_nonempty(reader, entry, entry.key), ctx.env, &error);
+        if (!url) {
+            reader.fail(entry.value, "index '" + entry.key + "': " + error);
+        }
+        check_index_url(reader, entry, *url);
+        indexes.urls[entry.key] = *url;
+        indexes.order.push_back(entry.key);
+    }
+    return indexes;
+}
+
+std::string read_index_name(const Reader& reader, const Field& field, const Indexes& indexes, std::string_view what) {
+    std::string name = read_nonempty(reader, field, field.key);
+    if (indexes.urls.count(name) == 0) {
+        std::string message = std::string(what) + " '" + name + "' is not defined under 'indexes' (defined: " +
+                              (indexes.order.empty() ? "none" : join(indexes.order)) + ")";
+        if (auto near = closest_match(name, indexes.order)) {
+            message += "; did you mean '" + *near + "'?";
+        }
+        reader.fail(field.value, message);
+    }
+    return name;
+}
+
+std::vector<pep::Requirement> read_packages(const Reader& reader, const Fields& step, const std::string& step_name) {
+    const Field& field = step.require("packages");
+    std::string label = "'packages' of step '" + step_name + "'";
+    std::vector<YAML::Node> items = read_list(reader, field, "packages");
+    if (items.empty()) {
+        reader.fail(field.anchor(), label + " must list at least one requirement");
+    }
+    std::vector<pep::Requirement> packages;
+    std::map<std::string, int> seen;  // normalized name -> line
+    for (const YAML::Node& item : items) {
+        std::string text = read_item(reader, item, "packages");
+        std::string error;
+        std::optional<pep::Requirement> req = pep::parse_requirement(text, &error);
+        if (!req) {
+            std::string what = "invalid requirement '" + text + "': ";
+            reader.fail(item, label + ": " + what + without_prefix(error, what));
+        }
+        if (!req->url.empty()) {
+            reader.fail(item, label + ": '" + req->name + "' is a direct URL requirement; a step installs from its index");
+        }
+        auto [it, fresh] = seen.emplace(req->normalized_name(), reader.at(item).line);
+        if (!fresh) {
+            reader.fail(item, label + " names '" + req->name + "' twice (first at line " + std::to_string(it->second) + ")");
+        }
+        packages.push_back(std::move(*req));
+    }
+    return packages;
+}
+
+std::string read_local_label(const Reader& reader, const Field& field, const std::string& dist) {
+    std::string text = read_nonempty(reader, field, "local");
+    if (text.front() == '+') {
+        reader.fail(field.value, "'local' of '" + dist + "' is the label without '+', like cu130");
+    }
+    if (!matches(text, R"([A-Za-z0-9]+([._-][A-Za-z0-9]+)*)")) {
+        reader.fail(field.value, "'local' of '" + dist + "': '" + text + "' is not a PEP 440 local version label");
+    }
+    // PEP 440 normal form, as Version::local() reports it.
+    for (char& c : text) {
+        c = (c == '-' || c == '_') ? '.' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return text;
+}
+
+std::map<std::string, std::string> read_attrs(const Reader& reader, const Field& field, const std::string& dist) {
+    Fields fields(reader, field, "attrs", "in 'attrs' of '" + dist + "'", EmptyMap::allowed);
+    std::map<std::string, std::string> attrs;
+    for (const Field& entry : fields.all()) {
+        if (!is_dotted_identifier(entry.key)) {
+            reader.fail(entry.key_node, "'attrs' of '" + dist + "': '" + entry.key +
+                                            "' is not a dotted attribute name like version.cuda");
+        }
+        attrs[entry.key] = read_string(reader, entry, entry.key);
+    }
+    return attrs;
+}
+
+Expectation read_expectation(const Reader& reader, const Field& entry, const std::string& where) {
+    Fields fields(reader, entry, entry.key, "in the expectation for '" + entry.key + "' in " + where, EmptyMap::allowed);
+    fields.only(expectation_keys);
+    Expectation e;
+    e.dist = pep::normalize_name(entry.key);
+    e.where = reader.at(entry.key_node);
+    if (const Field* f = fields.find("version")) {
+        e.version = read_specifier(reader, *f, "'version' of '" + entry.key + "'");
+    }
+    if (const Field* f = fields.find("local")) {
+        e.local = read_local_label(reader, *f, entry.key);
+    }
+    if (const Field* f = fields.find("cuda")) {
+        e.cuda = read_string(reader, *f, "cuda");
+        if (!matches(*e.cuda, R"([0-9]+(\.[0-9]+)*)")) {
+            reader.fail(f->anchor(), "'cuda' of '" + entry.key + "' must be a CUDA version like \"13.0\", got " +
+                                         describe(f->value));
+        }
+    }
+    if (const Field* f = fields.find("import")) {
+        e.import_name = read_string(reader, *f, "import");
+        if (!is_dotted_identifier(*e.import_name)) {
+            reader.fail(f->anchor(), "'import' of '" + entry.key + "' must be a module name like sgl_kernel, got " +
+                                         describe(f->value));
+        }
+    }
+    if (const Field* f = fields.find("attrs")) {
+        e.attrs = read_attrs(reader, *f, entry.key);
+    }
+    return e;
+}
+
+std::vector<Expectation> read_expect(const Reader& reader, const Field& field, const std::string& step_label) {
+    Fields fields(reader, field, "expect", "in 'expect' of " + step_label, EmptyMap::allowed);
+    std::vector<Expectation> expect;
+    std::map<std::string, const Field*> seen;  // normalized dist -> its key
+    for (const Field& entry : fields.all()) {
+        if (!pep::is_valid_name(entry.key)) {
+            reader.fail(entry.key_node, "'" + entry.key + "' in 'expect' of " + step_label + " is not a distribution name");
+        }
+        auto [it, fresh] = seen.emplace(pep::normalize_name(entry.key), &entry);
+        if (!fresh) {
+            reader.fail(entry.key_node, "'expect' of " + step_label + " names '" + it->first + "' twice ('" +
+                                            it->second->key + "' at line " +
+                                            std::to_string(reader.at(it->second->key_node).line) + ")");
+        }
+        expect.push_back(read_expectation(reader, entry, step_label));
+    }
+    return expect;
+}
+
+// "step 'torch'", or "step #2" before its name is known to be usable.
+std::string step_label(const YAML::Node& item, std::size_t ordinal) {
+    if (item.IsMap()) {
+        for (auto it = item.begin(); it != item.end(); ++it) {
+            bool named = it->first.IsScalar() && it->first.Scalar() == "name";
+            if (named && it->second.IsScalar() && !it->second.Scalar().empty()) {
+                return "step '" + it->second.Scalar() + "'";
+            }
+        }
+    }
+    return "step #" + std::to_string(ordinal);
+}
+
+Step read_step(const Reader& reader, const YAML::Node& item, std::size_t ordinal, const Indexes& indexes,
+               SourceLocation* name_at) {
+    std::string label = step_label(item, ordinal);
+    Fields fields(reader, item, "in " + label);
+    fields.only(step_keys);
+    Step step;
+    step.where = reader.at(item);
+    const Field& name = fields.require("name");
+    step.name = read_nonempty(reader, name, "name");
+    *name_at = reader.at(name.value);
+    step.index = read_index_name(reader, fields.require("index"), indexes, "index");
+    step.packages = read_packages(reader, fields, step.name);
+    if (const Field* f = fields.find("prerelease")) {
+        step.prerelease = read_bool(reader, *f, "prerelease");
+    }
+    if (const Field* f = fields.find("deps")) {
+        step.deps = read_bool(reader, *f, "deps");
+    }
+    if (const Field* f = fields.find("expect")) {
+        step.expect = read_expect(reader, *f, label);
+    }
+    return step;
+}
+
+std::vector<Step> read_steps(const Reader& reader, const Fields& top, const Indexes& indexes) {
+    const Field* field = top.find("steps");
+    std::vector<YAML::Node> items = field ? read_list(reader, *field, "steps") : std::vector<YAML::Node>{};
+    if (items.empty()) {
+        reader.fail(field ? field->anchor() : top.node(), "'steps' must list at least one step");
+    }
+    std::vector<Step> steps;
+    std::map<std::string, int> seen;  // name -> line
+    for (const YAML::Node& item : items) {
+        SourceLocation name_at;
+        Step step = read_step(reader, item, steps.size() + 1, indexes, &name_at);
+        auto [it, fresh] = seen.emplace(step.name, step.where.line);
+        if (!fresh) {
+            reader.fail(name_at, "duplicate step name '" + step.name + "' (first at line " + std::to_string(it->second) + ")");
+        }
+        steps.push_back(std::move(step));
+    }
+    return steps;
+}
+
+std::vector<Check> read_checks(const Reader& reader, const Field& field) {
+    std::vector<Check> checks;
+    std::map<std::string, int> seen;  // name -> line
+    for (const YAML::Node& item : read_list(reader, field, "checks")) {
+        Fields fields(reader, item, "in check #" + std::to_string(checks.size() + 1));
+        fields.only(check_keys);
+        Check check;
+        check.where = reader.at(item);
+        const Field& name = fields.require("name");
+        check.name = read_nonempty(reader, name, "name");
+        check.python = read_nonempty(reader, fields.require("python"), "python");
+        auto [it, fresh] = seen.emplace(check.name, check.where.line);
+        if (!fresh) {
+            reader.fail(name.value, "duplicate check name '" + check.name + "' (first at line " +
+                                        std::to_string(it->second) + ")");
+        }
+        checks.push_back(std::move(check));
+    }
+    return checks;
+}
+
+std::vector<std::string> read_allow_mixed(const Reader& reader, const Field& field) {
+    std::vector<std::string> names;
+    for (const YAML::Node& item : read_list(reader, field, "allow_mixed")) {
+        std::string text = read_item(reader, item, "allow_mixed");
+        if (!pep::is_valid_name(text)) {
+            reader.fail(item, "'" + text + "' in 'allow_mixed' is not a distribution name");
+        }
+        std::string name = pep::normalize_name(text);
+        if (std::find(names.begin(), names.end(), name) == names.end()) {
+            names.push_back(name);
+        }
+    }
+    return names;
+}
+
+std::map<std::string, std::string> read_env(const Reader& reader, const Field& field) {
+    Fields fields(reader, field, "env", "in 'env'", EmptyMap::allowed);
+    std::map<std::string, std::string> env;
+    for (const Field& entry : fields.all()) {
+        if (!matches(entry.key, R"([A-Za-z_][A-Za-z0-9_]*)")) {
+            reader.fail(entry.key_node, "'" + entry.key + "' in 'env' is not an environment variable name");
+        }
+        env[entry.key] = read_string(reader, entry, entry.key);
+    }
+    return env;
+}
+
+int read_snapshot_keep(const Reader& reader, const Field& field) {
+    Fields fields(reader, field, "snapshot", "in 'snapshot'", EmptyMap::allowed);
+    fields.only(snapshot_keys);
+    const Field* keep = fields.find("keep");
+    return keep ? read_positive_int(reader, *keep, "keep") : Manifest{}.snapshot_keep;
+}
+
+// The optional parts of the top level, each read only when present.
+void read_optional_sections(const Context& ctx, const Fields& top, Manifest& m) {
+    const Reader& reader = ctx.reader;
+    if (const Field* f = top.find("name")) {
+        m.name = read_nonempty(reader, *f, "name");
+    }
+    if (const Field* f = top.find("python")) {
+        m.python = read_major_minor(reader, *f, "python", "3.12");
+    }
+    if (const Field* f = top.find("cuda")) {
+        m.cuda = read_cuda(ctx, *f);
+    }
+    if (const Field* f = top.find("checks")) {
+        m.checks = read_checks(reader, *f);
+    }
+    if (const Field* f = top.find("allow_mixed")) {
+        m.allow_mixed = read_allow_mixed(reader, *f);
+    }
+    if (const Field* f = top.find("env")) {
+        m.env = read_env(reader, *f);
+    }
+    if (const Field* f = top.find("snapshot")) {
+        m.snapshot_keep = read_snapshot_keep(reader, *f);
+    }
+}
+
+Manifest read_manifest(const Context& ctx, const YAML::Node& root, const ParseOptions& options) {
+    const Reader& reader = ctx.reader;
+    Fields top(reader, root, "at the top level");
+    read_schema_version(reader, top);  // first: a newer schema may have keys this one does not know
+    top.only(top_keys);
+    Manifest m;
+    m.source = reader.file();
+    m.name = fs::path(reader.file()).stem().string();
+    m.venv = read_venv(ctx, top, options);
+    Indexes indexes = read_indexes(ctx, top);
+    m.indexes = indexes.urls;
+    if (const Field* f = top.find("default_index")) {
+        m.default_index = read_index_name(reader, *f, indexes, "default_index");
+    }
+    m.steps = read_steps(reader, top, indexes);
+    read_optional_sections(ctx, top, m);
+    return m;
+}
+
+fs::path directory_of(const std::string& file) {
+    fs::path path = file.empty() ? fs::path(".") : fs::path(file);
+    return fs::absolute(path).parent_path();
+}
+
+}  // namespace
+
+Manifest parse(const std::string& text, const std::string& file, const ParseOptions& options) {
+    Reader reader(file);
+    EnvLookup env = options.env ? options.env : EnvLookup(process_env);
+    Context ctx{reader, env, directory_of(file)};
+    try {
+        Manifest m = read_manifest(ctx, load_document(reader, text), options);
+        m.digest = base::sha256_hex(text);
+        return m;
+    } catch (const YAML::Exception& e) {
+        // Not expected once the document is loaded; still a manifest error, never a crash.
+        reader.fail(SourceLocation{file, e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg);
+    }
+}
+
+Manifest load(const fs::path& path, const ParseOptions& options) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+        throw Error(ExitCode::usage, "cannot read manifest '" + path.string() + "': it is a directory");
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw Error(ExitCode::usage, "cannot read manifest '" + path.string() + "': " + std::strerror(errno));
+    }
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    if (in.bad()) {
+        throw Error(ExitCode::usage, "cannot read manifest '" + path.string() + "': read failed");
+    }
+    return parse(bytes.str(), path.string(), options);
+}
+
+}  // namespace stackup::manifest

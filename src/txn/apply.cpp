@@ -1,0 +1,300 @@
+#include "txn/apply.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "base/error.hpp"
+#include "base/lock.hpp"
+#include "base/log.hpp"
+#include "base/sha256.hpp"
+#include "installer/command.hpp"
+#include "installer/runner.hpp"
+#include "snapshot/store.hpp"
+#include "txn/common.hpp"
+#include "venv/toolkit.hpp"
+
+namespace stackup::txn {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void check_interpreter(const manifest::Manifest& m, const venv::Facts& facts, const std::filesystem::path& venv) {
+    if (!facts.interpreter.is_venv) {
+        throw Error(ExitCode::preflight_failed,
+                    venv.string() + " is not a virtual environment (its python's sys.prefix is its base prefix)");
+    }
+    std::string have = std::to_string(facts.interpreter.major) + "." + std::to_string(facts.interpreter.minor);
+    if (m.python && *m.python != have) {
+        throw Error(ExitCode::preflight_failed, "the venv's python is " + facts.interpreter.version +
+                                                    "; the manifest requires " + *m.python);
+    }
+}
+
+void check_toolkit(const manifest::Manifest& m, const base::Environment& env) {
+    if (!m.cuda || m.cuda->toolkit.empty()) {
+        return;
+    }
+    auto toolkit = venv::probe_toolkit(m.cuda->home, env);
+    if (!toolkit.release) {
+        throw Error(ExitCode::preflight_failed,
+                    "CUDA toolkit " + m.cuda->toolkit + " asked, but " + toolkit.problem);
+    }
+    if (*toolkit.release != m.cuda->toolkit) {
+        throw Error(ExitCode::preflight_failed, "CUDA toolkit " + m.cuda->toolkit + " asked, but " +
+                                                    toolkit.nvcc.string() + " reports " + *toolkit.release);
+    }
+}
+
+std::map<std::string, std::string> versions_of(const venv::Facts& facts) {
+    std::map<std::string, std::string> out;
+    for (const auto& d : facts.distributions) {
+        out[d.normalized] = d.version;
+    }
+    return out;
+}
+
+// Every dist whose version changed, and the step's own packages even when they did not.
+std::vector<PackageRow> package_rows(const manifest::Step& step, const venv::Facts& before,
+                                     const venv::Facts& after) {
+    auto was = versions_of(before);
+    auto now = versions_of(after);
+    std::set<std::string> names;
+    for (const auto& req : step.packages) {
+        names.insert(req.normalized_name());
+    }
+    for (const auto& [name, version] : now) {
+        if (!was.count(name) || was[name] != version) {
+            names.insert(name);
+        }
+    }
+    for (const auto& [name, _] : was) {
+        if (!now.count(name)) {
+            names.insert(name);
+        }
+    }
+    std::vector<PackageRow> rows;
+    for (const auto& name : names) {
+        rows.push_back({name, was.count(name) ? was[name] : "", now.count(name) ? now[name] : ""});
+    }
+    return rows;
+}
+
+// A mismatch on one of the step's own packages that the step left as it was
+// means the installer did nothing useful: an "Audited"/"Checked" no-op.
+std::vector<std::string> unchanged_failing_packages(const manifest::Step& step, const StepReport& r) {
+    std::vector<std::string> out;
+    for (const auto& req : step.packages) {
+        std::string name = req.normalized_name();
+        auto row = std::find_if(r.packages.begin(), r.packages.end(), [&](const PackageRow& p) { return p.name == name; });
+        bool unchanged = row != r.packages.end() && row->before == row->after && !row->after.empty();
+        const auto* change = r.summary.change_of(name);
+        bool uv_touched = change != nullptr && change->kind != installer::PackageChange::Kind::reinstalled;
+        bool failing = std::any_of(r.mismatches.begin(), r.mismatches.end(),
+                                   [&](const verify::Mismatch& m) { return m.dist == name; });
+        if (unchanged && !uv_touched && failing) {
+            out.push_back(name + " " + row->after);
+        }
+    }
+    return out;
+}
+
+class Run {
+public:
+    Run(const manifest::Manifest& m, const Options& o, Observer& obs, base::Environment env)
+        : m_(m), options_(o), observer_(obs), env_(std::move(env)) {}
+
+    // Returns false when the step failed; the report says how.
+    bool step(std::size_t i, venv::Facts& facts, ApplyReport& report) {
+        const manifest::Step& step = m_.steps[i];
+        auto invocation = installer::step_invocation(m_, step, options_.uv, options_.venv, options_.caller_env,
+                                                     installer::Mode::install);
+        StepReport& r = report.steps[i];
+        r.argv.clear();
+        for (const auto& arg : invocation.argv) {
+            r.argv.push_back(installer::redact(arg));
+        }
+        observer_.step_started(i, m_.steps.size(), r);
+        auto started = Clock::now();
+        auto run = installer::run(invocation, [&](std::string_view line) { observer_.installer_line(line); });
+        r.summary = run.summary;
+        if (!run.process.ok()) {
+            r.status = StepStatus::installer_failed;
+            r.installer_error = "uv " + run.process.describe();
+            report.failure = "step '" + step.name + "': the installer failed (" + r.installer_error + ")";
+            r.seconds = seconds_since(started);
+            observer_.step_finished(i, r);
+            return false;
+        }
+        venv::Facts after = probe_after(i, r);
+        r.packages = package_rows(step, facts, after);
+        if (r.mismatches.empty()) {
+            r.mismatches = verify::check_all(m_, i, after);
+        }
+        r.seconds = seconds_since(started);
+        facts = std::move(after);
+        judge(i, report);
+        observer_.step_finished(i, r);
+        return r.status == StepStatus::ok;
+    }
+
+    void checks(ApplyReport& report) {
+        for (const auto& check : m_.checks) {
+            CheckReport c = run_check(m_, options_.venv, env_, check);
+            observer_.check_finished(c);
+            if (!c.ok) {
+                report.mismatches.push_back(check_mismatch(c));
+            }
+            report.checks.push_back(std::move(c));
+        }
+        if (!report.mismatches.empty()) {
+            report.outcome = Outcome::verification_failed;
+            report.failure = "a check failed after the last step: " + verify::describe(report.mismatches.front());
+        }
+    }
+
+private:
+    static double seconds_since(Clock::time_point t) {
+        return std::chrono::duration<double>(Clock::now() - t).count();
+    }
+
+    // The venv after a step; a venv whose python no longer answers fails the step.
+    venv::Facts probe_after(std::size_t i, StepReport& r) {
+        auto requests = verify::import_requests(verify::expectations_through(m_, i));
+        try {
+            return venv::probe(options_.venv, requests, env_);
+        } catch (const Error& e) {
+            r.mismatches.push_back({m_.steps[i].name, "", "probe", "the venv's python answers", e.what()});
+            return {};
+        }
+    }
+
+    void judge(std::size_t i, ApplyReport& report) {
+        StepReport& r = report.steps[i];
+        if (r.mismatches.empty()) {
+            r.status = StepStatus::ok;
+            return;
+        }
+        report.mismatches = r.mismatches;
+        auto unchanged = unchanged_failing_packages(m_.steps[i], r);
+        if (!unchanged.empty()) {
+            r.status = StepStatus::installer_no_op;
+            std::string names;
+            for (const auto& u : unchanged) {
+                names += (names.empty() ? "" : ", ") + u;
+            }
+            report.failure = "step '" + r.name + "': installer no-op: " + names +
+                             " did not change and does not meet the step (" + verify::describe(r.mismatches.front()) +
+                             ")";
+        } else {
+            r.status = StepStatus::verification_failed;
+            report.failure = "verification failed after step '" + r.name + "': " + verify::describe(r.mismatches.front());
+        }
+    }
+
+    const manifest::Manifest& m_;
+    const Options& options_;
+    Observer& observer_;
+    base::Environment env_;
+};
+
+Outcome outcome_of(const std::vector<StepReport>& steps) {
+    for (const auto& s : steps) {
+        if (s.status == StepStatus::installer_failed || s.status == StepStatus::installer_no_op) {
+            return Outcome::installer_failed;
+        }
+        if (s.status == StepStatus::verification_failed) {
+            return Outcome::verification_failed;
+        }
+    }
+    return Outcome::applied;
+}
+
+void roll_back(snapshot::Store& store, const Options& options, Observer& observer, ApplyReport& report) {
+    observer.rolling_back(report.snapshot_id, report.failure);
+    try {
+        store.restore(report.snapshot_id, options.venv);
+        report.rolled_back = true;
+    } catch (const std::exception& e) {
+        report.outcome = Outcome::rollback_failed;
+        report.rollback_error = e.what();
+    }
+}
+
+}  // namespace
+
+std::filesystem::path state_dir_for(const std::filesystem::path& venv, const std::filesystem::path& root) {
+    auto absolute = std::filesystem::absolute(venv).lexically_normal();
+    if (!absolute.has_filename()) {
+        absolute = absolute.parent_path();
+    }
+    auto base = root.empty() ? absolute.parent_path() / ".stackup" : root;
+    return base / (absolute.filename().string() + "-" + base::sha256_hex(absolute.string()).substr(0, 8));
+}
+
+std::string_view to_string(StepStatus status) {
+    switch (status) {
+        case StepStatus::pending: return "not run";
+        case StepStatus::ok: return "ok";
+        case StepStatus::installer_failed: return "installer failed";
+        case StepStatus::installer_no_op: return "installer no-op";
+        case StepStatus::verification_failed: return "verification failed";
+    }
+    return "?";
+}
+
+ExitCode ApplyReport::exit_code() const {
+    switch (outcome) {
+        case Outcome::applied: return ExitCode::ok;
+        case Outcome::verification_failed: return ExitCode::verification_failed;
+        case Outcome::installer_failed: return ExitCode::installer_failed;
+        case Outcome::rollback_failed: return ExitCode::rollback_failed;
+    }
+    return ExitCode::rollback_failed;
+}
+
+ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer& observer) {
+    auto lock = acquire_lock(options.state_dir, "apply " + m.source.string());
+    auto env = installer::child_environment(m, options.venv, options.caller_env);
+
+    ApplyReport report;
+    report.uv_version = installer::uv_version(options.uv, env);
+    venv::Facts facts = venv::probe(options.venv, {}, env);
+    check_interpreter(m, facts, options.venv);
+    check_toolkit(m, env);
+    observer.preflight(facts, report.uv_version);
+    for (const auto& step : m.steps) {
+        StepReport pending;
+        pending.name = step.name;
+        report.steps.push_back(std::move(pending));
+    }
+
+    snapshot::Store store(options.state_dir);
+    auto snap = store.create(options.venv, {"before apply of " + m.name, m.source.string(), distribution_pairs(facts)});
+    report.snapshot_id = snap.id;
+    report.snapshot_path = store.path_of(snap.id);
+    observer.snapshot_taken(snap.id, report.snapshot_path);
+
+    Run run(m, options, observer, env);
+    try {
+        for (std::size_t i = 0; i < m.steps.size() && run.step(i, facts, report); ++i) {
+        }
+        report.outcome = outcome_of(report.steps);
+        if (report.outcome == Outcome::applied) {
+            run.checks(report);
+        }
+    } catch (const std::exception& e) {
+        // Whatever went wrong mid-run, the venv goes back to its snapshot.
+        report.outcome = Outcome::installer_failed;
+        report.failure = std::string("the run stopped: ") + e.what();
+    }
+    if (report.outcome != Outcome::applied) {
+        roll_back(store, options, observer, report);
+        return report;
+    }
+    report.pruned = prune(store, options.venv, m.snapshot_keep, snap.id);
+    return report;
+}
+
+}  // namespace stackup::txn

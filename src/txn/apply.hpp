@@ -1,0 +1,92 @@
+#pragma once
+// The transaction: lock, snapshot, each step (install, verify), then commit or
+// roll back. Reports are data; the CLI prints them.
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/process.hpp"
+#include "installer/summary.hpp"
+#include "manifest/manifest.hpp"
+#include "venv/probe.hpp"
+#include "verify/verify.hpp"
+
+namespace stackup::txn {
+
+struct Options {
+    std::filesystem::path venv;        // absolute
+    std::filesystem::path state_dir;   // this venv's own state folder
+    std::string uv;                    // program name or path
+    base::Environment caller_env;
+};
+
+// <root>/<venv name>-<8 hex of its absolute path>, root defaulting to
+// <venv parent>/.stackup (same filesystem as the venv).
+std::filesystem::path state_dir_for(const std::filesystem::path& venv, const std::filesystem::path& root);
+
+struct PackageRow {
+    std::string name;     // normalized
+    std::string before;   // "" when not installed
+    std::string after;    // "" when removed
+    friend bool operator==(const PackageRow&, const PackageRow&) = default;
+};
+
+enum class StepStatus { pending, ok, installer_failed, installer_no_op, verification_failed };
+std::string_view to_string(StepStatus status);
+
+struct StepReport {
+    std::string name;
+    StepStatus status = StepStatus::pending;
+    std::vector<std::string> argv;           // redacted
+    std::vector<PackageRow> packages;        // every dist uv changed, and the step's own
+    installer::UvSummary summary;
+    std::string installer_error;             // uv's status when it failed
+    std::vector<verify::Mismatch> mismatches;
+    double seconds = 0;
+};
+
+struct CheckReport {
+    std::string name;
+    bool ok = false;
+    std::string output;
+};
+
+enum class Outcome { applied, verification_failed, installer_failed, rollback_failed };
+
+struct ApplyReport {
+    Outcome outcome = Outcome::applied;
+    std::string uv_version;
+    std::string snapshot_id;
+    std::filesystem::path snapshot_path;
+    std::vector<StepReport> steps;
+    std::vector<CheckReport> checks;
+    std::vector<verify::Mismatch> mismatches;   // what failed the run
+    std::string failure;                        // one line: why the run failed
+    bool rolled_back = false;
+    std::string rollback_error;                 // when the restore itself failed
+    std::vector<std::string> pruned;            // snapshot ids removed by retention
+
+    ExitCode exit_code() const;
+};
+
+// Hooks for live output; every method has a default that does nothing.
+class Observer {
+public:
+    virtual ~Observer() = default;
+    virtual void preflight(const venv::Facts&, const std::string& /*uv_version*/) {}
+    virtual void snapshot_taken(const std::string& /*id*/, const std::filesystem::path&) {}
+    virtual void step_started(std::size_t /*index*/, std::size_t /*count*/, const StepReport&) {}
+    virtual void installer_line(std::string_view) {}
+    virtual void step_finished(std::size_t /*index*/, const StepReport&) {}
+    virtual void check_finished(const CheckReport&) {}
+    virtual void rolling_back(const std::string& /*snapshot_id*/, const std::string& /*why*/) {}
+};
+
+// Throws Error for what stops the run before anything is touched (lock held:
+// locked; no python, wrong interpreter, uv missing: preflight_failed). Once the
+// snapshot exists, every failure ends in a restore and is reported as data.
+ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer& observer);
+
+}  // namespace stackup::txn

@@ -1,0 +1,32 @@
+#pragma once
+// Pieces shared by apply, verify and rollback.
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/lock.hpp"
+#include "base/process.hpp"
+#include "manifest/manifest.hpp"
+#include "snapshot/store.hpp"
+#include "txn/apply.hpp"
+#include "venv/probe.hpp"
+
+namespace stackup::txn {
+
+// One apply/rollback/snapshot at a time per venv; throws Error(locked) naming the holder.
+[[nodiscard]] base::FileLock acquire_lock(const std::filesystem::path& state_dir, const std::string& command);
+
+std::vector<std::pair<std::string, std::string>> distribution_pairs(const venv::Facts& facts);
+
+// Runs one manifest check with the venv's python.
+CheckReport run_check(const manifest::Manifest& m, const std::filesystem::path& venv, const base::Environment& env,
+                      const manifest::Check& check);
+verify::Mismatch check_mismatch(const CheckReport& c);
+
+// Keeps the newest `keep` snapshots of `venv` (and always `keep_id`); returns the removed ids.
+std::vector<std::string> prune(snapshot::Store& store, const std::filesystem::path& venv, int keep,
+                               const std::string& keep_id);
+
+}  // namespace stackup::txn

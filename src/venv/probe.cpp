@@ -1,0 +1,127 @@
+#include "venv/probe.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.hpp"
+#include "base/fs.hpp"
+
+namespace stackup::venv {
+
+extern const char* const kProbeScript;
+
+namespace {
+
+using nlohmann::json;
+
+std::optional<std::string> optional_string(const json& j, const char* key) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) {
+        return std::nullopt;
+    }
+    return it->get<std::string>();
+}
+
+std::map<std::string, std::string> string_map(const json& j, const char* key) {
+    std::map<std::string, std::string> out;
+    if (auto it = j.find(key); it != j.end()) {
+        for (const auto& [k, v] : it->items()) {
+            out[k] = v.get<std::string>();
+        }
+    }
+    return out;
+}
+
+Interpreter parse_interpreter(const json& j) {
+    Interpreter i;
+    i.executable = j.value("executable", "");
+    i.version = j.value("version", "");
+    i.major = j.value("major", 0);
+    i.minor = j.value("minor", 0);
+    i.implementation = j.value("implementation", "");
+    i.soabi = j.value("soabi", "");
+    i.machine = j.value("machine", "");
+    i.libc = j.value("libc", "");
+    i.is_venv = j.value("is_venv", false);
+    return i;
+}
+
+ImportResult parse_import(const json& j) {
+    ImportResult r;
+    r.dist = j.value("dist", "");
+    r.module = j.value("module", "");
+    r.error = optional_string(j, "error");
+    r.version = optional_string(j, "version");
+    r.cuda = optional_string(j, "cuda");
+    r.attrs = string_map(j, "attrs");
+    r.attr_errors = string_map(j, "attr_errors");
+    return r;
+}
+
+}  // namespace
+
+const Distribution* Facts::find(const std::string& normalized) const {
+    auto it = std::find_if(distributions.begin(), distributions.end(),
+                           [&](const Distribution& d) { return d.normalized == normalized; });
+    return it == distributions.end() ? nullptr : &*it;
+}
+
+const ImportResult* Facts::import_of(const std::string& dist) const {
+    auto it = std::find_if(imports.begin(), imports.end(),
+                           [&](const ImportResult& r) { return r.dist == dist; });
+    return it == imports.end() ? nullptr : &*it;
+}
+
+std::filesystem::path python_of(const std::filesystem::path& venv) { return venv / "bin" / "python"; }
+
+std::string probe_request_json(const std::vector<ImportRequest>& requests) {
+    json imports = json::array();
+    for (const auto& r : requests) {
+        imports.push_back({{"dist", r.dist}, {"module", r.module}, {"attrs", r.attrs}});
+    }
+    return json{{"imports", imports}}.dump();
+}
+
+Facts parse_probe_result(const std::string& json_text) {
+    json j = json::parse(json_text);
+    Facts facts;
+    facts.interpreter = parse_interpreter(j.at("interpreter"));
+    for (const auto& d : j.at("distributions")) {
+        facts.distributions.push_back(
+            {d.at("name").get<std::string>(), d.at("normalized").get<std::string>(), d.at("version").get<std::string>()});
+    }
+    for (const auto& r : j.at("imports")) {
+        facts.imports.push_back(parse_import(r));
+    }
+    return facts;
+}
+
+Facts probe(const std::filesystem::path& venv, const std::vector<ImportRequest>& requests,
+            const base::Environment& env) {
+    auto python = python_of(venv);
+    if (!std::filesystem::exists(python)) {
+        throw Error(ExitCode::preflight_failed, "no python in venv " + venv.string() + " (looked for " +
+                                                    python.string() + ")");
+    }
+    auto tmp = base::make_temp_dir(std::filesystem::temp_directory_path(), "stackup-probe-");
+    auto out = tmp / "facts.json";
+    base::ProcessSpec spec{{python.string(), "-I", "-c", kProbeScript, probe_request_json(requests), out.string()},
+                           env, std::nullopt};
+    auto result = base::run_process(spec);
+    std::error_code ec;
+    if (!result.ok() || !std::filesystem::exists(out)) {
+        std::filesystem::remove_all(tmp, ec);
+        throw Error(ExitCode::preflight_failed, "cannot inspect venv " + venv.string() + ": " + python.string() +
+                                                    " " + result.describe() + "\n" + result.output);
+    }
+    std::string text = base::read_file(out);
+    std::filesystem::remove_all(tmp, ec);
+    try {
+        return parse_probe_result(text);
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(ExitCode::preflight_failed, "cannot read the venv probe's answer: " + std::string(e.what()));
+    }
+}
+
+}  // namespace stackup::venv

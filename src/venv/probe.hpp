@@ -1,0 +1,74 @@
+#pragma once
+// Facts about a venv, from ONE short run of its own python: the interpreter,
+// every installed distribution, and the imports the expectations ask for.
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/process.hpp"
+
+namespace stackup::venv {
+
+struct Interpreter {
+    std::string executable;
+    std::string version;           // "3.11.7"
+    int major = 0;
+    int minor = 0;
+    std::string implementation;    // "cpython"
+    std::string soabi;             // "cpython-311-x86_64-linux-gnu"
+    std::string machine;           // "x86_64"
+    std::string libc;              // "glibc 2.36", "" when unknown
+    bool is_venv = false;          // sys.prefix != sys.base_prefix
+    friend bool operator==(const Interpreter&, const Interpreter&) = default;
+};
+
+struct Distribution {
+    std::string name;              // as in its metadata
+    std::string normalized;        // PEP 503
+    std::string version;           // as in its metadata
+    friend bool operator==(const Distribution&, const Distribution&) = default;
+};
+
+// What to import for one expectation; an empty module means "the dist's top-level module".
+struct ImportRequest {
+    std::string dist;              // normalized
+    std::string module;
+    std::vector<std::string> attrs;  // dotted attribute paths below the module
+    friend bool operator==(const ImportRequest&, const ImportRequest&) = default;
+};
+
+struct ImportResult {
+    std::string dist;
+    std::string module;            // the module actually imported (or tried)
+    std::optional<std::string> error;        // the import's exception, when it failed
+    std::optional<std::string> version;      // str(module.__version__)
+    std::optional<std::string> cuda;         // str(module.version.cuda), None -> nullopt
+    std::map<std::string, std::string> attrs;        // resolved attrs -> str(value)
+    std::map<std::string, std::string> attr_errors;  // unresolved attrs -> why
+    friend bool operator==(const ImportResult&, const ImportResult&) = default;
+};
+
+struct Facts {
+    Interpreter interpreter;
+    std::vector<Distribution> distributions;   // sorted by normalized name
+    std::vector<ImportResult> imports;         // in request order
+
+    const Distribution* find(const std::string& normalized) const;
+    const ImportResult* import_of(const std::string& dist) const;
+};
+
+std::filesystem::path python_of(const std::filesystem::path& venv);
+
+// Runs the probe. Throws Error(preflight_failed) when the venv has no python or
+// the probe cannot run. `env` is the probe's whole environment.
+Facts probe(const std::filesystem::path& venv, const std::vector<ImportRequest>& requests,
+            const base::Environment& env);
+
+// Pure halves of probe(), for tests: the request document and the result's parser.
+std::string probe_request_json(const std::vector<ImportRequest>& requests);
+Facts parse_probe_result(const std::string& json_text);
+
+}  // namespace stackup::venv

@@ -1,0 +1,46 @@
+#include <doctest/doctest.h>
+
+#include "venv/probe.hpp"
+#include "venv/toolkit.hpp"
+
+using namespace stackup::venv;
+
+TEST_SUITE("venv") {
+    TEST_CASE("nvcc's release line") {
+        CHECK(parse_nvcc_release("nvcc: NVIDIA (R) Cuda compiler driver\n"
+                                 "Cuda compilation tools, release 13.0, V13.0.88\n"
+                                 "Build cuda_13.0.r13.0/compiler.36424714_0\n") == "13.0");
+        CHECK(parse_nvcc_release("Cuda compilation tools, release 12.8, V12.8.93") == "12.8");
+        CHECK_FALSE(parse_nvcc_release("command not found"));
+    }
+
+    TEST_CASE("the probe request names each import and its attrs") {
+        auto text = probe_request_json({{"torch", "", {"version.git_version"}}, {"sgl-kernel", "sgl_kernel", {}}});
+        CHECK(text == R"({"imports":[{"attrs":["version.git_version"],"dist":"torch","module":""},)"
+                      R"({"attrs":[],"dist":"sgl-kernel","module":"sgl_kernel"}]})");
+    }
+
+    TEST_CASE("the probe's answer becomes facts") {
+        auto facts = parse_probe_result(R"({
+          "interpreter": {"executable": "/v/bin/python", "version": "3.12.4", "major": 3, "minor": 12,
+                          "implementation": "cpython", "soabi": "cpython-312-x86_64-linux-gnu",
+                          "machine": "x86_64", "libc": "glibc 2.36", "is_venv": true},
+          "distributions": [{"name": "torch", "normalized": "torch", "version": "2.11.0.dev20251230+cu130"}],
+          "imports": [{"dist": "torch", "module": "torch", "version": "2.11.0.dev20251230+cu130", "cuda": "13.0",
+                       "attrs": {"version.git_version": "abc"}, "attr_errors": {"x.y": "AttributeError: y"}},
+                      {"dist": "sgl-kernel", "module": "sgl_kernel", "error": "ImportError: libcuda.so.1"}]
+        })");
+        CHECK(facts.interpreter.minor == 12);
+        CHECK(facts.interpreter.is_venv);
+        REQUIRE(facts.find("torch") != nullptr);
+        CHECK(facts.find("torch")->version == "2.11.0.dev20251230+cu130");
+        CHECK(facts.find("numpy") == nullptr);
+        REQUIRE(facts.import_of("torch") != nullptr);
+        CHECK(facts.import_of("torch")->cuda == "13.0");
+        CHECK(facts.import_of("torch")->attrs.at("version.git_version") == "abc");
+        CHECK(facts.import_of("torch")->attr_errors.at("x.y") == "AttributeError: y");
+        REQUIRE(facts.import_of("sgl-kernel") != nullptr);
+        CHECK(facts.import_of("sgl-kernel")->error == "ImportError: libcuda.so.1");
+        CHECK_FALSE(facts.import_of("sgl-kernel")->cuda);
+    }
+}

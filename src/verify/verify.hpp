@@ -1,0 +1,53 @@
+#pragma once
+// Pure judgement: expectations + facts -> mismatches, and the mixed-CUDA scan.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "manifest/manifest.hpp"
+#include "venv/probe.hpp"
+
+namespace stackup::verify {
+
+struct Mismatch {
+    std::string step;       // the step whose expectation failed ("" for env-wide scans)
+    std::string dist;       // normalized
+    std::string field;      // installed, version, local, cuda, import, __version__, attrs.<name>, mixed-cuda, check
+    std::string expected;
+    std::string found;
+    friend bool operator==(const Mismatch&, const Mismatch&) = default;
+};
+
+// "step 'torch': torch: cuda: expected 13.1, found 13.0"
+std::string describe(const Mismatch& m);
+
+// An expectation with the step that set it.
+struct ActiveExpectation {
+    std::string step;
+    manifest::Expectation expectation;
+    friend bool operator==(const ActiveExpectation&, const ActiveExpectation&) = default;
+};
+
+// Every expectation in force after step `last` (0-based): this step's and all
+// earlier ones, a later step's expectation replacing an earlier one for the same dist.
+std::vector<ActiveExpectation> expectations_through(const manifest::Manifest& m, std::size_t last);
+
+// What the probe must import to judge `active`.
+std::vector<venv::ImportRequest> import_requests(const std::vector<ActiveExpectation>& active);
+
+std::vector<Mismatch> check_expectations(const std::vector<ActiveExpectation>& active, const venv::Facts& facts);
+
+// The target CUDA as a local label ("cu130"): from cuda.toolkit, else from the
+// expectations' `local` labels when they name one CUDA; nullopt when unknown.
+std::optional<std::string> target_cuda_label(const manifest::Manifest& m);
+
+// Dists built for another CUDA than `target` ("cu130"): a `cuXYZ` local label
+// that differs, or an nvidia-*-cuNN wheel of another major; `allow_mixed` exempts.
+std::vector<Mismatch> scan_mixed_cuda(const std::vector<venv::Distribution>& dists, const std::string& target,
+                                      const std::vector<std::string>& allow_mixed);
+
+// The whole round after a step: expectations, then the mixed-CUDA scan.
+std::vector<Mismatch> check_all(const manifest::Manifest& m, std::size_t last, const venv::Facts& facts);
+
+}  // namespace stackup::verify

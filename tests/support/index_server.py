@@ -1,0 +1,295 @@
+"""PEP 503 simple indexes on 127.0.0.1, served from a directory tree, with fault injection.
+
+Layout: <root>/<index>/<project>/<file>.whl. URLs:
+  /<index>/                   root listing of the index's projects
+  /<index>/<project>/         project page: <a href="FILE#sha256=...">, data-requires-python
+  /<index>/<project>/<file>   the file
+  /_control                   GET: rules and request log (JSON); POST: {"rules": [...]} replaces
+                              the rules; DELETE: clears them and releases hung requests
+
+A rule is {"prefix": "/cu130/torch/", "delay_ms": 0, "status": 503, "times": 2, "hang": false}:
+requests whose path starts with `prefix` are delayed, answered with `status` (the first
+`times` requests; always when times is absent), or held until the rules are cleared or the
+server stops. The first matching rule applies.
+
+As a module: `with IndexServer(root) as server: server.url("cu130")`.
+As a script: `index_server.py ROOT [--port-file F] [--pidfile F] [--control FILE]`; prints
+the port as the first line of stdout and serves until killed.
+"""
+import argparse
+import hashlib
+import html
+import json
+import os
+import re
+import sys
+import threading
+import time
+import urllib.parse
+import zipfile
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def normalize(name):
+    """PEP 503 name normalization."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def wheel_requires_python(path):
+    """The Requires-Python of a wheel's METADATA, or None."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            for entry in zf.namelist():
+                if entry.endswith(".dist-info/METADATA"):
+                    for line in zf.read(entry).decode().splitlines():
+                        if line.lower().startswith("requires-python:"):
+                            return line.split(":", 1)[1].strip()
+                        if not line:
+                            break
+    except (OSError, zipfile.BadZipFile):
+        pass
+    return None
+
+
+def _sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+class Rules:
+    """The fault-injection rules and a log of every request path; shared by all handler threads."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._rules = []
+        self._release = threading.Event()
+        self.log = []
+
+    def set(self, rules):
+        with self._lock:
+            self._release.set()           # requests hung by the old rules go on
+            self._release = threading.Event()
+            self._rules = [dict(r, served=0) for r in rules]
+
+    def clear(self):
+        self.set([])
+
+    def snapshot(self):
+        with self._lock:
+            return {"rules": [dict(r) for r in self._rules], "log": list(self.log)}
+
+    def match(self, path):
+        """Records the request; returns (delay_s, status or None, release event or None)."""
+        with self._lock:
+            self.log.append(path)
+            for rule in self._rules:
+                if not path.startswith(rule["prefix"]):
+                    continue
+                status = rule.get("status")
+                if status is not None and rule.get("times") is not None:
+                    if rule["served"] >= rule["times"]:
+                        status = None
+                rule["served"] += 1
+                hang = self._release if rule.get("hang") else None
+                return rule.get("delay_ms", 0) / 1000.0, status, hang
+        return 0.0, None, None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "stackup-test-index/1"
+
+    def log_message(self, fmt, *args):  # quiet; the request log is in Rules
+        pass
+
+    def _send(self, status, body=b"", content_type="text/plain; charset=utf-8"):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _json(self, value):
+        self._send(200, json.dumps(value, indent=1).encode(), "application/json")
+
+    def do_GET(self):
+        path = urllib.parse.urlsplit(self.path).path
+        if path == "/_control":
+            return self._json(self.server.rules.snapshot())
+        delay, status, hang = self.server.rules.match(path)
+        if hang is not None:
+            while not hang.wait(0.1) and not self.server.stopping.is_set():
+                pass
+        if delay:
+            time.sleep(delay)
+        if status is not None:
+            return self._send(status, f"injected status {status}\n".encode())
+        self._serve(path)
+
+    do_HEAD = do_GET
+
+    def do_POST(self):
+        if urllib.parse.urlsplit(self.path).path != "/_control":
+            return self._send(405)
+        length = int(self.headers.get("Content-Length", 0))
+        try:
+            self.server.rules.set(json.loads(self.rfile.read(length) or b"{}").get("rules", []))
+        except (ValueError, AttributeError, KeyError) as e:
+            return self._send(400, f"bad control document: {e}\n".encode())
+        self._json(self.server.rules.snapshot())
+
+    def do_DELETE(self):
+        if urllib.parse.urlsplit(self.path).path != "/_control":
+            return self._send(405)
+        self.server.rules.clear()
+        self._json(self.server.rules.snapshot())
+
+    def _serve(self, path):
+        parts = [urllib.parse.unquote(p) for p in path.split("/") if p]
+        if any(p in (".", "..") or "/" in p for p in parts):
+            return self._send(404, b"not found\n")
+        root = self.server.root
+        if not parts:
+            return self._page("Indexes", [(f"{i}/", i) for i in _dirs(root)])
+        index_dir = os.path.join(root, parts[0])
+        if not os.path.isdir(index_dir):
+            return self._send(404, b"no such index\n")
+        if len(parts) == 1:
+            if not path.endswith("/"):
+                return self._redirect(path + "/")
+            return self._page(f"Simple index {parts[0]}",
+                              [(f"{normalize(p)}/", p) for p in _dirs(index_dir)])
+        project_dir = _find_project(index_dir, parts[1])
+        if project_dir is None:
+            return self._send(404, b"no such project\n")
+        if len(parts) == 2:
+            if not path.endswith("/"):
+                return self._redirect(path + "/")
+            return self._project_page(parts[1], project_dir)
+        file_path = os.path.join(project_dir, parts[2])
+        if len(parts) != 3 or not os.path.isfile(file_path):
+            return self._send(404, b"no such file\n")
+        with open(file_path, "rb") as f:
+            self._send(200, f.read(), "application/octet-stream")
+
+    def _redirect(self, location):
+        self.send_response(301)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _project_page(self, project, project_dir):
+        links = []
+        for name in sorted(os.listdir(project_dir)):
+            full = os.path.join(project_dir, name)
+            if not os.path.isfile(full) or not name.endswith((".whl", ".tar.gz", ".zip")):
+                continue
+            href = f"{urllib.parse.quote(name)}#sha256={_sha256(full)}"
+            attrs = ""
+            requires_python = wheel_requires_python(full) if name.endswith(".whl") else None
+            if requires_python:
+                attrs = f' data-requires-python="{html.escape(requires_python)}"'
+            links.append((href, name, attrs))
+        self._page(f"Links for {project}", links)
+
+    def _page(self, title, links):
+        rows = []
+        for link in links:
+            href, text = link[0], link[1]
+            attrs = link[2] if len(link) > 2 else ""
+            rows.append(f'    <a href="{html.escape(href)}"{attrs}>{html.escape(text)}</a><br/>')
+        body = ("<!DOCTYPE html>\n<html>\n  <head><meta name=\"pypi:repository-version\" "
+                f"content=\"1.0\"><title>{html.escape(title)}</title></head>\n  <body>\n"
+                f"    <h1>{html.escape(title)}</h1>\n" + "\n".join(rows) + "\n  </body>\n</html>\n")
+        self._send(200, body.encode(), "text/html; charset=utf-8")
+
+
+def _dirs(path):
+    return sorted(d for d in os.listdir(path) if os.path.isdir(os.path.join(path, d)))
+
+
+def _find_project(index_dir, requested):
+    for d in _dirs(index_dir):
+        if normalize(d) == normalize(requested):
+            return os.path.join(index_dir, d)
+    return None
+
+
+class IndexServer:
+    """A ThreadingHTTPServer on 127.0.0.1 serving `root`; start() runs it in a daemon thread."""
+
+    def __init__(self, root, port=0):
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), _Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.root = os.path.abspath(root)
+        self.httpd.rules = Rules()
+        self.httpd.stopping = threading.Event()
+        self.rules = self.httpd.rules
+        self.port = self.httpd.server_address[1]
+        self._thread = None
+
+    def url(self, index=""):
+        """The base URL of one index (with a trailing slash), or of the server."""
+        return f"http://127.0.0.1:{self.port}/" + (f"{index}/" if index else "")
+
+    def start(self):
+        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self):
+        self.httpd.stopping.set()
+        self.rules.clear()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        if self._thread:
+            self._thread.join()
+
+    def requests(self, prefix=""):
+        """The request paths seen so far that start with `prefix`."""
+        return [p for p in self.rules.snapshot()["log"] if p.startswith(prefix)]
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def _write_atomically(path, text):
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("root", help="directory holding <index>/<project>/<files>")
+    parser.add_argument("--port", type=int, default=0, help="default: a free port")
+    parser.add_argument("--port-file", help="write the port here once listening")
+    parser.add_argument("--pidfile", help="write this process's id here")
+    parser.add_argument("--control", help="JSON file with initial rules: {\"rules\": [...]}")
+    args = parser.parse_args(argv)
+
+    server = IndexServer(args.root, args.port)
+    if args.control:
+        with open(args.control) as f:
+            server.rules.set(json.load(f).get("rules", []))
+    if args.pidfile:
+        _write_atomically(args.pidfile, f"{os.getpid()}\n")
+    if args.port_file:
+        _write_atomically(args.port_file, f"{server.port}\n")
+    print(server.port, flush=True)
+    try:
+        server.httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.httpd.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

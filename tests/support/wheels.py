@@ -1,0 +1,128 @@
+"""Builds small, real wheels (PEP 427) for the tests and the demo, with the stdlib only.
+
+A wheel is a zip with the package, a .dist-info/METADATA, WHEEL and RECORD;
+uv installs these exactly as it installs torch's.
+"""
+import base64
+import hashlib
+import io
+import os
+import zipfile
+
+
+def _record_hash(data: bytes) -> str:
+    digest = hashlib.sha256(data).digest()
+    return "sha256=" + base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def build_wheel(out_dir, name, version, files, requires=(), tag="py3-none-any",
+                requires_python=None, top_level=None):
+    """Writes <out_dir>/<name>-<version>-<tag>.whl and returns its path.
+
+    files: {relative path inside site-packages: text content}.
+    requires: PEP 508 strings for Requires-Dist.
+    """
+    dist = name.replace("-", "_")
+    dist_info = f"{dist}-{version}.dist-info"
+    metadata = [f"Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
+    if requires_python:
+        metadata.append(f"Requires-Python: {requires_python}")
+    metadata += [f"Requires-Dist: {r}" for r in requires]
+    entries = dict(files)
+    entries[f"{dist_info}/METADATA"] = "\n".join(metadata) + "\n"
+    entries[f"{dist_info}/WHEEL"] = (
+        "Wheel-Version: 1.0\nGenerator: stackup-tests\nRoot-Is-Purelib: true\n"
+        + "".join(f"Tag: {t}\n" for t in _expand_tag(tag)))
+    if top_level:
+        entries[f"{dist_info}/top_level.txt"] = "\n".join(top_level) + "\n"
+    record_name = f"{dist_info}/RECORD"
+    lines = []
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path, text in entries.items():
+            data = text.encode() if isinstance(text, str) else text
+            info = zipfile.ZipInfo(path, date_time=(2020, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data)
+            lines.append(f"{path},{_record_hash(data)},{len(data)}")
+        lines.append(f"{record_name},,")
+        info = zipfile.ZipInfo(record_name, date_time=(2020, 1, 1, 0, 0, 0))
+        info.external_attr = 0o644 << 16
+        zf.writestr(info, "\n".join(lines) + "\n")
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, f"{dist}-{version}-{tag}.whl")
+    with open(path, "wb") as f:
+        f.write(buf.getvalue())
+    return path
+
+
+def _expand_tag(tag):
+    py, abi, plat = tag.split("-")
+    return [f"{p}-{a}-{q}" for p in py.split(".") for a in abi.split(".") for q in plat.split(".")]
+
+
+def torch_like(out_dir, name, version, cuda, requires=(), requires_python=None):
+    """A package `name` whose module reports __version__ and version.cuda, as torch does."""
+    module = name.replace("-", "_")
+    files = {
+        f"{module}/__init__.py": f"__version__ = {version!r}\nfrom . import version\n",
+        f"{module}/version.py": f"__version__ = {version!r}\ncuda = {cuda!r}\n",
+    }
+    return build_wheel(out_dir, name, version, files, requires=requires,
+                       requires_python=requires_python, top_level=[module])
+
+
+def plain(out_dir, name, version, requires=()):
+    """A package `name` with a module that only reports __version__."""
+    module = name.replace("-", "_")
+    files = {f"{module}/__init__.py": f"__version__ = {version!r}\n"}
+    return build_wheel(out_dir, name, version, files, requires=requires, top_level=[module])
+
+
+# The demo and test stack: what a CUDA 12.8 -> 13.0 upgrade meets on the real indexes.
+TORCH_CU128 = "2.10.0+cu128"
+TORCH_CU130 = "2.11.0.dev20251230+cu130"
+VISION_CU128 = "0.25.0+cu128"
+VISION_CU130 = "0.26.0.dev20251230+cu130"
+SGL_KERNEL_PYPI = "0.3.19"           # PyPI's build: no local label
+SGL_KERNEL_CU130 = "0.3.20+cu130"
+MISSING_DEP = "stackup-test-missing-dependency"   # on no index at all
+
+
+def build_stack(root):
+    """Writes <root>/<index>/<project>/<wheel> for these indexes and returns root:
+
+    cu128         torch 2.10.0+cu128 (cuda 12.8), torchvision 0.25.0+cu128
+    cu130         torch 2.11.0.dev20251230+cu130 (cuda 13.0), torchvision 0.26.0.dev20251230+cu130
+    sglang-cu130  sgl-kernel 0.3.20+cu130, which declares a dependency that exists nowhere
+                  (it installs only with --no-deps, as `deps: false` asks)
+    pypi          the plain index: filelock (torch's dependency), sgl-kernel 0.3.19,
+                  torch 2.10.0+cu128, oldpin (pins torch==2.10.0+cu128),
+                  brokendep (depends on a dist that exists nowhere)
+    """
+    def at(index, project):
+        return os.path.join(root, index, project)
+
+    for index, torch, vision, cuda in (("cu128", TORCH_CU128, VISION_CU128, "12.8"),
+                                       ("cu130", TORCH_CU130, VISION_CU130, "13.0")):
+        torch_public = torch.split("+")[0]
+        torch_like(at(index, "torch"), "torch", torch, cuda, requires=["filelock>=3.0"],
+                   requires_python=">=3.9")
+        torch_like(at(index, "torchvision"), "torchvision", vision, cuda,
+                   requires=[f"torch=={torch_public}"], requires_python=">=3.9")
+    torch_like(at("sglang-cu130", "sgl-kernel"), "sgl-kernel", SGL_KERNEL_CU130, "13.0",
+               requires=[MISSING_DEP])
+    plain(at("pypi", "filelock"), "filelock", "3.20.0")
+    torch_like(at("pypi", "sgl-kernel"), "sgl-kernel", SGL_KERNEL_PYPI, "12.8")
+    torch_like(at("pypi", "torch"), "torch", TORCH_CU128, "12.8", requires=["filelock>=3.0"],
+               requires_python=">=3.9")
+    plain(at("pypi", "oldpin"), "oldpin", "1.0", requires=[f"torch=={TORCH_CU128}"])
+    plain(at("pypi", "brokendep"), "brokendep", "1.0", requires=[MISSING_DEP])
+    return root
+
+
+if __name__ == "__main__":
+    import sys
+    if len(sys.argv) != 3 or sys.argv[1] != "stack":
+        sys.exit(f"usage: {sys.argv[0]} stack ROOT   (writes the demo/test indexes under ROOT)")
+    build_stack(sys.argv[2])
