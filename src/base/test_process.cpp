@@ -71,3 +71,16 @@ TEST_SUITE("base") {
         CHECK(r.output == dir.path().string() + "\n");
     }
 }
+
+#include <fcntl.h>
+#include <unistd.h>
+
+TEST_SUITE("base") {
+    TEST_CASE("our fds, even without O_CLOEXEC, stay out of the child") {
+        int fd = ::open("/dev/null", O_RDONLY);  // deliberately inheritable
+        REQUIRE(fd > 2);
+        auto r = run_process(sh("test -e /proc/self/fd/" + std::to_string(fd) + " && echo leaked || echo closed"));
+        ::close(fd);
+        CHECK(r.output == "closed\n");
+    }
+}

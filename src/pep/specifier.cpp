@@ -257,10 +257,26 @@ std::vector<Interval> specifier_ranges(const Specifier& s) {
     return {Interval{}};
 }
 
-void fail(std::string* error, std::string_view text, std::string_view why) {
+std::nullopt_t fail(std::string* error, std::string_view text, std::string_view why) {
     if (error) {
         *error = "invalid specifier '" + std::string(text) + "': " + std::string(why);
     }
+    return std::nullopt;
+}
+
+// Why `v` cannot follow the operator ("" when it can).
+std::string_view version_problem(Op op, bool wildcard, const Version& v) {
+    bool local = !v.local_segments().empty();
+    if (wildcard && (v.pre() || v.post() || v.dev() || local)) {
+        return "'.*' may only follow release numbers (as in ==2.10.*)";
+    }
+    if (local && op != Op::equal && op != Op::not_equal) {
+        return "a local version label (+...) is only allowed with == and !=";
+    }
+    if (op == Op::compatible && v.release().size() < 2) {
+        return "~= needs a version with at least two release numbers (~=2.10)";
+    }
+    return "";
 }
 
 }  // namespace
@@ -269,52 +285,36 @@ std::optional<Specifier> Specifier::parse(std::string_view text, std::string* er
     std::string_view t = strip_whitespace(text);
     auto spelling = std::find_if(kOps.begin(), kOps.end(), [&](const OpSpelling& s) { return t.starts_with(s.text); });
     if (spelling == kOps.end()) {
-        fail(error, t, "expected an operator (==, !=, <=, >=, <, >, ~=, ===) before the version");
-        return std::nullopt;
+        return fail(error, t, "expected an operator (==, !=, <=, >=, <, >, ~=, ===) before the version");
     }
     std::string_view rest = strip_whitespace(t.substr(spelling->text.size()));
     if (rest.empty()) {
-        fail(error, t, "missing version after '" + std::string(spelling->text) + "'");
-        return std::nullopt;
+        return fail(error, t, "missing version after '" + std::string(spelling->text) + "'");
     }
     if (has_whitespace(rest)) {
-        fail(error, t, "white space inside the version");
-        return std::nullopt;
+        return fail(error, t, "white space inside the version");
     }
     Specifier s;
     s.op_ = spelling->op;
     s.version_ = std::string(rest);
     if (s.op_ == Op::arbitrary) {
         if (rest.find_first_of(";)") != std::string_view::npos) {
-            fail(error, t, "';' and ')' cannot appear in a === version");
-            return std::nullopt;
+            return fail(error, t, "';' and ')' cannot appear in a === version");
         }
-        s.target_ = Version::parse(rest);
+        s.target_ = Version::parse(rest);  // may stay nullopt: === compares strings
         return s;
     }
     s.wildcard_ = rest.ends_with(".*");
     if (s.wildcard_ && s.op_ != Op::equal && s.op_ != Op::not_equal) {
-        fail(error, t, "a '.*' suffix is only allowed with == and !=");
-        return std::nullopt;
+        return fail(error, t, "a '.*' suffix is only allowed with == and !=");
     }
     std::string_view body = s.wildcard_ ? rest.substr(0, rest.size() - 2) : rest;
     s.target_ = Version::parse(body);
     if (!s.target_ || strip_whitespace(body).size() != body.size()) {
-        fail(error, t, "'" + std::string(body) + "' is not a valid PEP 440 version");
-        return std::nullopt;
+        return fail(error, t, "'" + std::string(body) + "' is not a valid PEP 440 version");
     }
-    const Version& v = *s.target_;
-    if (s.wildcard_ && (v.pre() || v.post() || v.dev() || !v.local_segments().empty())) {
-        fail(error, t, "'.*' may only follow release numbers (as in ==2.10.*)");
-        return std::nullopt;
-    }
-    if (!v.local_segments().empty() && s.op_ != Op::equal && s.op_ != Op::not_equal) {
-        fail(error, t, "a local version label (+...) is only allowed with == and !=");
-        return std::nullopt;
-    }
-    if (s.op_ == Op::compatible && v.release().size() < 2) {
-        fail(error, t, "~= needs a version with at least two release numbers (~=2.10)");
-        return std::nullopt;
+    if (auto why = version_problem(s.op_, s.wildcard_, *s.target_); !why.empty()) {
+        return fail(error, t, why);
     }
     return s;
 }

@@ -56,8 +56,9 @@ TEST_SUITE("pep") {
     }
 
     TEST_CASE("requirement: name @ url") {
-        Requirement r = parsed("sgl-kernel @ https://example.org/whl/sgl_kernel-0.3.21+cu130-cp310-abi3-manylinux2014_x86_64.whl ; sys_platform == 'linux'");
-        CHECK(r.url == "https://example.org/whl/sgl_kernel-0.3.21+cu130-cp310-abi3-manylinux2014_x86_64.whl");
+        const std::string url = "https://example.org/whl/sgl_kernel-0.3.21+cu130-cp310-abi3-manylinux2014_x86_64.whl";
+        Requirement r = parsed("sgl-kernel @ " + url + " ; sys_platform == 'linux'");
+        CHECK(r.url == url);
         CHECK(r.specifier.empty());
         CHECK(r.marker == "sys_platform == 'linux'");
         CHECK(r.str() == "sgl-kernel @ " + r.url + " ; sys_platform == 'linux'");

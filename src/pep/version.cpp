@@ -142,22 +142,11 @@ private:
     bool failed_ = false;
 };
 
-struct PreSpelling {
-    std::string_view word;
-    PreRelease::Kind kind;
-};
-
-// Longer spellings first, so "alpha" is not read as "a" + "lpha".
-constexpr std::array<PreSpelling, 8> kPreSpellings{{
-    {"alpha", PreRelease::Kind::a},
-    {"a", PreRelease::Kind::a},
-    {"beta", PreRelease::Kind::b},
-    {"b", PreRelease::Kind::b},
-    {"preview", PreRelease::Kind::rc},
-    {"pre", PreRelease::Kind::rc},
-    {"c", PreRelease::Kind::rc},
-    {"rc", PreRelease::Kind::rc},
-}};
+// Longer spellings first, so "alpha" is not read as "a" + "lpha"; kPreKinds says what each means.
+constexpr std::array<std::string_view, 8> kPreWords{"alpha", "a", "beta", "b", "preview", "pre", "c", "rc"};
+constexpr std::array<PreRelease::Kind, 8> kPreKinds{PreRelease::Kind::a, PreRelease::Kind::a, PreRelease::Kind::b,
+                                                    PreRelease::Kind::b, PreRelease::Kind::rc, PreRelease::Kind::rc,
+                                                    PreRelease::Kind::rc, PreRelease::Kind::rc};
 
 // `[-_.]? label [-_.]? number?`, the shape shared by pre, post and dev segments.
 template <typename Labels>
@@ -176,15 +165,12 @@ std::optional<std::uint64_t> eat_labelled(Cursor& cur, const Labels& labels, std
 }
 
 std::optional<PreRelease> eat_pre(Cursor& cur) {
-    std::array<std::string_view, kPreSpellings.size()> words;
-    std::transform(kPreSpellings.begin(), kPreSpellings.end(), words.begin(),
-                   [](const PreSpelling& s) { return s.word; });
     std::size_t which = 0;
-    auto number = eat_labelled(cur, words, &which);
+    auto number = eat_labelled(cur, kPreWords, &which);
     if (!number) {
         return std::nullopt;
     }
-    return PreRelease{kPreSpellings[which].kind, *number};
+    return PreRelease{kPreKinds[which], *number};
 }
 
 std::optional<std::uint64_t> eat_post(Cursor& cur) {

@@ -44,3 +44,41 @@ TEST_SUITE("venv") {
         CHECK_FALSE(facts.import_of("sgl-kernel")->cuda);
     }
 }
+
+#include "base/error.hpp"
+#include "temp_dir.hpp"
+
+TEST_SUITE("venv") {
+    TEST_CASE("one run of a real venv's python tells its interpreter, dists and imports") {
+        stackup::testing::TempDir dir;
+        auto env = stackup::base::current_environment();
+        auto made = stackup::base::run_process({{"python3", "-m", "venv", (dir / "v").string()}, env, std::nullopt});
+        REQUIRE_MESSAGE(made.ok(), made.output);
+        auto facts = probe(dir / "v", {{"pip", "", {"__name__"}}, {"no-such-dist", "no_such_module", {}}}, env);
+        CHECK(facts.interpreter.is_venv);
+        CHECK(facts.interpreter.major == 3);
+        CHECK(facts.interpreter.implementation == "cpython");
+        REQUIRE(facts.find("pip") != nullptr);
+        const auto* pip = facts.import_of("pip");
+        REQUIRE(pip != nullptr);
+        CHECK(pip->module == "pip");
+        CHECK_FALSE(pip->error);
+        CHECK(pip->version == facts.find("pip")->version);
+        CHECK(pip->attrs.at("__name__") == "pip");
+        const auto* missing = facts.import_of("no-such-dist");
+        REQUIRE(missing != nullptr);
+        REQUIRE(missing->error);
+        CHECK(missing->error->find("ModuleNotFoundError") != std::string::npos);
+    }
+
+    TEST_CASE("a directory without python is a preflight failure") {
+        stackup::testing::TempDir dir;
+        try {
+            probe(dir.path(), {}, stackup::base::current_environment());
+            FAIL("probe of an empty dir succeeded");
+        } catch (const stackup::Error& e) {
+            CHECK(e.code() == stackup::ExitCode::preflight_failed);
+            CHECK(std::string(e.what()).find("no python") != std::string::npos);
+        }
+    }
+}
