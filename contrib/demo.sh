@@ -4,8 +4,9 @@
 # holding the cu128 stack under .demo/, then:
 #   1. stackup apply manifests/demo.yaml   cu128 -> cu130, verified by importing the packages
 #   2. stackup verify manifests/demo.yaml
-#   3. an apply whose expectation cannot be met (torch cuda 13.1): it fails and rolls back,
-#      and the venv's tree digest shows it is byte for byte what it was.
+#   3. stackup rollback                    back to the cu128 stack, byte for byte
+#   4. an apply whose expectation cannot be met (torch cuda 13.1): uv installs the cu130 build,
+#      verification fails, the venv is rolled back; tree digests show it is exactly as it was.
 # The index server is stopped on every exit path.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -79,24 +80,30 @@ cp -a "$STACKUP_DEMO_VENV" "$demo/twin"
 rm -rf "$demo/twin"
 
 say "1. stackup apply manifests/demo.yaml (cu128 -> cu130)"
+cu128_digest=$(digest)
 "$stackup" apply manifests/demo.yaml
 show
 
 say "2. stackup verify manifests/demo.yaml"
 "$stackup" verify manifests/demo.yaml
 
-say "3. an apply whose expectation cannot be met (torch cuda \"13.1\"): it must roll back"
+say "3. stackup rollback: back to the CUDA 12.8 stack"
+"$stackup" rollback --venv "$STACKUP_DEMO_VENV"
+show
+[ "$(digest)" = "$cu128_digest" ] || die "the rollback did not restore the venv exactly"
+echo "   tree digest equals the one before step 1: $cu128_digest"
+
+say "4. an apply whose expectation cannot be met (torch cuda \"13.1\"): it must roll back"
 sed 's/cuda: "13.0"}/cuda: "13.1"}/' manifests/demo.yaml >"$demo/demo-cuda13.1.yaml"
 grep -q 'cuda: "13.1"' "$demo/demo-cuda13.1.yaml" || die "could not derive the cuda 13.1 manifest"
-before=$(digest)
 rc=0
 "$stackup" apply "$demo/demo-cuda13.1.yaml" || rc=$?
 after=$(digest)
 show
 echo "   exit status $rc (1: verification failed, rolled back)"
-echo "   tree digest before $before"
+echo "   tree digest before $cu128_digest"
 echo "   tree digest after  $after"
 [ "$rc" -eq 1 ] || die "expected exit 1 from the unmeetable apply, got $rc"
-[ "$before" = "$after" ] || die "the rollback did not restore the venv exactly"
+[ "$after" = "$cu128_digest" ] || die "the rollback did not restore the venv exactly"
 
-say "done: the venv holds the cu130 stack; the failed apply left it exactly as it was"
+say "done: every failure left the venv exactly as it was; nothing is left running"

@@ -21,9 +21,11 @@ txn::Options txn_options(const CommonOptions& common, const manifest::Manifest* 
     } else {
         throw Error(ExitCode::usage, "which venv? pass --venv DIR or a manifest");
     }
-    if (o.venv.has_filename() == false) {
+    if (!o.venv.has_filename()) {
         o.venv = o.venv.parent_path();
     }
+    // Snapshots record the venv with symlinks resolved; so do we.
+    o.venv = std::filesystem::weakly_canonical(o.venv);
     std::filesystem::path root = common.state_dir.empty() ? std::filesystem::path() : std::filesystem::absolute(common.state_dir);
     o.state_dir = txn::state_dir_for(o.venv, root);
     o.uv = common.uv.empty() ? "uv" : common.uv;

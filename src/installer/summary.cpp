@@ -78,6 +78,8 @@ void parse_uv_line(std::string_view line, UvSummary& s) {
         s.checked = n;
     } else if (auto n = count_after(line, "Audited")) {
         s.checked = n;
+    } else if (line.rfind("Checked in ", 0) == 0 || line.rfind("Audited in ", 0) == 0) {
+        s.checked = 0;  // nothing to install at all (every requirement skipped by its marker)
     }
 }
 

@@ -44,6 +44,12 @@ TEST_SUITE("installer") {
         }
     }
 
+    TEST_CASE("with nothing to install uv says 'Checked in' without a count") {
+        auto s = parse_uv_output("Using Python 3.11.7 environment at: v\nChecked in 0.05ms\n");
+        CHECK(s.checked == 0);
+        CHECK(s.no_op());
+    }
+
     TEST_CASE("names are normalized and trailing notes dropped") {
         auto s = parse_uv_output(" + Sgl_Kernel==0.3.16+cu130 (from file:///x)\r\n");
         REQUIRE(s.changes.size() == 1);

@@ -81,16 +81,18 @@ std::vector<PackageRow> package_rows(const manifest::Step& step, const venv::Fac
     return rows;
 }
 
-// A mismatch on one of the step's own packages that the step left as it was
-// means the installer did nothing useful: an "Audited"/"Checked" no-op.
+// A mismatch on one of the step's own packages that uv left alone (same
+// version, no " + " or " ~ " line) means the installer did nothing: the
+// "Audited"/"Checked" no-op.
 std::vector<std::string> unchanged_failing_packages(const manifest::Step& step, const StepReport& r) {
     std::vector<std::string> out;
     for (const auto& req : step.packages) {
         std::string name = req.normalized_name();
         auto row = std::find_if(r.packages.begin(), r.packages.end(), [&](const PackageRow& p) { return p.name == name; });
         bool unchanged = row != r.packages.end() && row->before == row->after && !row->after.empty();
+        // A " ~ " reinstall did run: if it still fails, the build itself is wrong.
         const auto* change = r.summary.change_of(name);
-        bool uv_touched = change != nullptr && change->kind != installer::PackageChange::Kind::reinstalled;
+        bool uv_touched = change != nullptr && change->kind != installer::PackageChange::Kind::removed;
         bool failing = std::any_of(r.mismatches.begin(), r.mismatches.end(),
                                    [&](const verify::Mismatch& m) { return m.dist == name; });
         if (unchanged && !uv_touched && failing) {
@@ -214,8 +216,9 @@ Outcome outcome_of(const std::vector<StepReport>& steps) {
 void roll_back(snapshot::Store& store, const Options& options, Observer& observer, ApplyReport& report) {
     observer.rolling_back(report.snapshot_id, report.failure);
     try {
-        store.restore(report.snapshot_id, options.venv);
+        auto restored = store.restore(report.snapshot_id, options.venv);
         report.rolled_back = true;
+        report.rollback_warnings = restored.warnings;
     } catch (const std::exception& e) {
         report.outcome = Outcome::rollback_failed;
         report.rollback_error = e.what();
@@ -273,7 +276,7 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
     snapshot::Store store(options.state_dir);
     auto snap = store.create(options.venv, {"before apply of " + m.name, m.source.string(), distribution_pairs(facts)});
     report.snapshot_id = snap.id;
-    report.snapshot_path = store.path_of(snap.id);
+    report.snapshot_path = snap.dir;
     observer.snapshot_taken(snap.id, report.snapshot_path);
 
     Run run(m, options, observer, env);

@@ -66,6 +66,7 @@ struct ApplyReport {
     std::string failure;                        // one line: why the run failed
     bool rolled_back = false;
     std::string rollback_error;                 // when the restore itself failed
+    std::vector<std::string> rollback_warnings; // e.g. where an old tree could not be removed
     std::vector<std::string> pruned;            // snapshot ids removed by retention
 
     ExitCode exit_code() const;

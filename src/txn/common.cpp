@@ -27,7 +27,7 @@ std::vector<std::pair<std::string, std::string>> distribution_pairs(const venv::
 
 CheckReport run_check(const manifest::Manifest&, const std::filesystem::path& venv, const base::Environment& env,
                       const manifest::Check& check) {
-    auto r = base::run_process({{venv::python_of(venv).string(), "-I", "-c", check.python}, env, std::nullopt});
+    auto r = base::run_process({{venv::python_of(venv).string(), "-I", "-B", "-c", check.python}, env, std::nullopt});
     CheckReport c{check.name, r.ok(), r.output};
     if (!r.ok()) {
         c.output = r.describe() + (r.output.empty() ? "" : ": " + r.output);

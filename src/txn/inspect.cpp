@@ -48,16 +48,18 @@ RollbackReport rollback(const Options& options, const std::optional<std::string>
         throw Error(ExitCode::rollback_failed, "snapshot " + target->id + " is of " + target->venv.string() +
                                                    ", not of " + options.venv.string());
     }
+    std::vector<std::string> warnings;
     try {
-        store.restore(target->id, options.venv);
+        auto restored = store.restore(target->id, options.venv);
+        warnings = restored.warnings;
     } catch (const Error&) {
         throw;
     } catch (const std::exception& e) {
         throw Error(ExitCode::rollback_failed, "restoring snapshot " + target->id + " (" +
-                                                   store.path_of(target->id).string() + ") into " +
+                                                   target->dir.string() + ") into " +
                                                    options.venv.string() + " failed: " + e.what());
     }
-    return {target->id, store.path_of(target->id), target->created};
+    return {target->id, target->dir, target->created, warnings};
 }
 
 }  // namespace stackup::txn

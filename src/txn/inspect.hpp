@@ -26,6 +26,7 @@ struct RollbackReport {
     std::string snapshot_id;
     std::filesystem::path snapshot_path;
     std::string created;
+    std::vector<std::string> warnings;
 };
 
 // Restores the latest snapshot of this venv (or `id`). Throws Error: locked,

@@ -106,7 +106,7 @@ Facts probe(const std::filesystem::path& venv, const std::vector<ImportRequest>&
     }
     auto tmp = base::make_temp_dir(std::filesystem::temp_directory_path(), "stackup-probe-");
     auto out = tmp / "facts.json";
-    base::ProcessSpec spec{{python.string(), "-I", "-c", kProbeScript, probe_request_json(requests), out.string()},
+    base::ProcessSpec spec{{python.string(), "-I", "-B", "-c", kProbeScript, probe_request_json(requests), out.string()},
                            env, std::nullopt};
     auto result = base::run_process(spec);
     std::error_code ec;

@@ -1,4 +1,4 @@
-// The Python side of the venv probe, run as `python -I -c SCRIPT REQUEST OUT`.
+// The Python side of the venv probe, run as `python -I -B -c SCRIPT REQUEST OUT` (-B: judging a venv must not write .pyc files into it).
 // It must work on any CPython >= 3.8 with the stdlib only, print nothing that
 // matters (imports may print; stdout is sent to stderr while they run) and
 // write one JSON document to OUT.

@@ -17,7 +17,7 @@ def scenario(t):
 
     r = t.stackup("apply", manifest)
     check_rc(r, 1)
-    check_says(r, "torch", "cu130")
+    check_says(r, "torch", "cu130", "oldpin")
     # Step 1 installed the cu130 torch; the oldpin step really fetched the cu128 torch back.
     check(server.requests("/cu130/torch/torch-"), "the cu130 torch was never fetched", r)
     check(server.requests("/pypi/torch/torch-2.10.0"), "the oldpin step never pulled torch", r)

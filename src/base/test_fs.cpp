@@ -1,0 +1,131 @@
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+#include <system_error>
+
+#include "base/fs.hpp"
+#include "temp_dir.hpp"
+
+namespace fs = std::filesystem;
+using namespace stackup::base;
+
+namespace {
+
+bool fd_is_open(int fd) {
+    return ::fcntl(fd, F_GETFD) != -1 || errno != EBADF;
+}
+
+std::size_t count_entries(const fs::path& dir) {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) {
+        ++n;
+    }
+    return n;
+}
+
+}  // namespace
+
+TEST_SUITE("base") {
+    TEST_CASE("UniqueFd closes once, moves ownership, releases") {
+        stackup::testing::TempDir dir;
+        auto path = dir.write("f", "x");
+        int raw = -1;
+        {
+            UniqueFd fd = open_file(path, O_RDONLY);
+            raw = fd.get();
+            CHECK(fd_is_open(raw));
+            UniqueFd moved = std::move(fd);
+            CHECK_FALSE(fd.valid());
+            CHECK(moved.get() == raw);
+            UniqueFd other;
+            other = std::move(moved);
+            CHECK(other.get() == raw);
+            CHECK(fd_is_open(raw));
+        }
+        CHECK_FALSE(fd_is_open(raw));
+
+        UniqueFd fd = open_file(path, O_RDONLY);
+        int kept = fd.release();
+        CHECK_FALSE(fd.valid());
+        CHECK(fd_is_open(kept));
+        ::close(kept);
+    }
+
+    TEST_CASE("open_file sets O_CLOEXEC and names the path on failure") {
+        stackup::testing::TempDir dir;
+        UniqueFd fd = open_file(dir.write("f", ""), O_RDONLY);
+        CHECK((::fcntl(fd.get(), F_GETFD) & FD_CLOEXEC) != 0);
+        try {
+            (void)open_file(dir / "nope", O_RDONLY);
+            FAIL("expected a throw");
+        } catch (const std::system_error& e) {
+            CHECK(e.code().value() == ENOENT);
+            CHECK(std::string(e.what()).find((dir / "nope").string()) != std::string::npos);
+        }
+    }
+
+    TEST_CASE("read_file returns exact bytes, binary and large") {
+        stackup::testing::TempDir dir;
+        std::string content(300000, '\0');
+        for (std::size_t i = 0; i < content.size(); ++i) {
+            content[i] = static_cast<char>(i * 7);
+        }
+        CHECK(read_file(dir.write("big", content)) == content);
+        CHECK(read_file(dir.write("empty", "")).empty());
+        CHECK_THROWS_WITH_AS(read_file(dir / "missing"),
+                             doctest::Contains((dir / "missing").string().c_str()), std::system_error);
+    }
+
+    TEST_CASE("write_file_atomic replaces content, sets mode, leaves no temp file") {
+        stackup::testing::TempDir dir;
+        auto path = dir / "state.json";
+        write_file_atomic(path, "first");
+        CHECK(read_file(path) == "first");
+        write_file_atomic(path, "second, longer", 0600);
+        CHECK(read_file(path) == "second, longer");
+        struct stat st {};
+        REQUIRE(::stat(path.c_str(), &st) == 0);
+        CHECK((st.st_mode & 07777) == 0600);
+        CHECK(count_entries(dir.path()) == 1);
+    }
+
+    TEST_CASE("write_file_atomic into a missing directory throws naming it") {
+        stackup::testing::TempDir dir;
+        auto path = dir / "no-such-dir" / "f";
+        CHECK_THROWS_WITH_AS(write_file_atomic(path, "x"),
+                             doctest::Contains((dir / "no-such-dir").string().c_str()), std::system_error);
+    }
+
+    TEST_CASE("write_all and fsync_dir, sync_filesystem") {
+        stackup::testing::TempDir dir;
+        auto path = dir / "w";
+        {
+            UniqueFd fd = open_file(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+            write_all(fd.get(), "hello", 5, path);
+        }
+        CHECK(read_file(path) == "hello");
+        fsync_dir(dir.path());
+        sync_filesystem(dir.path());
+        CHECK_THROWS_AS(fsync_dir(dir / "missing"), std::system_error);
+    }
+
+    TEST_CASE("make_temp_dir creates distinct private dirs with the prefix") {
+        stackup::testing::TempDir dir;
+        auto a = make_temp_dir(dir.path(), "pre-");
+        auto b = make_temp_dir(dir.path(), "pre-");
+        CHECK(a != b);
+        CHECK(a.parent_path() == dir.path());
+        CHECK(a.filename().string().rfind("pre-", 0) == 0);
+        CHECK(fs::is_directory(a));
+        struct stat st {};
+        REQUIRE(::stat(a.c_str(), &st) == 0);
+        CHECK((st.st_mode & 07777) == 0700);
+        CHECK_THROWS_WITH_AS((void)make_temp_dir(dir / "missing", "x"),
+                             doctest::Contains((dir / "missing").string().c_str()), std::system_error);
+    }
+}

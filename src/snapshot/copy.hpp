@@ -1,0 +1,41 @@
+#pragma once
+// The plain copy strategy: an exact copy of a tree (paths, types, modes,
+// symlinks as links, contents, mtimes to the nanosecond, owners when root),
+// indexing the source in the same pass.
+
+#include <cstdint>
+#include <filesystem>
+
+#include "snapshot/tree.hpp"
+
+namespace stackup::snapshot {
+
+struct SpaceNeeded {
+    std::uint64_t bytes = 0;
+    std::uint64_t inodes = 0;
+    friend bool operator==(const SpaceNeeded&, const SpaceNeeded&) = default;
+};
+
+// What a copy of `plan` takes on a filesystem with `block_size` blocks
+// (files rounded up to whole blocks, one block per directory).
+[[nodiscard]] SpaceNeeded space_needed(const TreeIndex& plan, std::uint64_t block_size);
+
+// Throws std::system_error(ENOSPC) naming `dir` and the sizes when the copy
+// of `plan` (taken of `source`) will not fit on the filesystem holding `dir`.
+void require_free_space(const std::filesystem::path& dir, const TreeIndex& plan,
+                        const std::filesystem::path& source);
+
+// Copies the tree at `src` to `dst` (which must not exist; its parent must)
+// and returns the index of what it copied. With Contents::hash the file bytes
+// are hashed as they pass through, so the index costs no second read; with
+// Contents::metadata_only the kernel copies (copy_file_range) and the index
+// has no hashes. Checks free space first, syncs the filesystem at the end.
+// On failure the partial `dst` is removed and the error rethrown.
+[[nodiscard]] TreeIndex copy_tree(const std::filesystem::path& src, const std::filesystem::path& dst,
+                                  Contents contents = Contents::hash);
+
+// Removes `path` and everything below it, even read-only directories.
+// Returns false when there was nothing to remove.
+bool remove_tree(const std::filesystem::path& path);
+
+}  // namespace stackup::snapshot

@@ -1,0 +1,93 @@
+#pragma once
+// The snapshot store: exact copies of a venv under a state dir, and their
+// exact restore.
+//
+// Layout: <state>/snapshots/<id>/tree/          the copy of the venv
+//         <state>/snapshots/<id>/index.json     its TreeIndex (format 1)
+//         <state>/snapshots/<id>/snapshot.json  metadata (format 1), written last
+// A snapshot dir without snapshot.json is incomplete: list() ignores it and
+// cleanup_incomplete() removes it.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "snapshot/tree.hpp"
+
+namespace stackup::snapshot {
+
+// How a snapshot's tree is made. Hard links and reflinks are to come.
+enum class Strategy { copy };
+
+std::string to_string(Strategy strategy);
+std::optional<Strategy> strategy_from_string(const std::string& text);
+
+struct CreateRequest {
+    std::string label;
+    std::string manifest;  // path of the manifest the snapshot was taken for; may be empty
+    std::vector<std::pair<std::string, std::string>> distributions;  // (name, version)
+};
+
+struct SnapshotInfo {
+    std::string id;        // "20261202T160501Z-3fa9": sortable time, then random
+    std::string created;   // ISO-8601 UTC, microseconds: "2026-12-02T16:05:01.123456Z"
+    std::string label;
+    std::string manifest;
+    std::filesystem::path venv;  // absolute, symlinks resolved
+    Strategy strategy = Strategy::copy;
+    std::vector<std::pair<std::string, std::string>> distributions;
+    std::uint64_t entries = 0;     // files, dirs and symlinks, the venv root included
+    std::uint64_t file_bytes = 0;  // sum of file sizes
+    std::string tree_digest;       // tree_digest() of index.json's index
+    std::filesystem::path dir;     // <state>/snapshots/<id> (not stored in the json)
+    friend bool operator==(const SnapshotInfo&, const SnapshotInfo&) = default;
+};
+
+struct RestoreResult {
+    std::string id;
+    std::filesystem::path venv;
+    std::string tree_digest;          // of the venv as re-indexed after the restore
+    bool swapped_atomically = true;   // false: the fs lacks RENAME_EXCHANGE, two renames were used
+    std::vector<std::string> warnings;  // e.g. the old tree could not be removed (and where it is)
+};
+
+class Store {
+public:
+    explicit Store(std::filesystem::path state_dir);
+
+    const std::filesystem::path& snapshots_dir() const { return snapshots_dir_; }
+
+    // Copies `venv` into a new snapshot and records it. Throws std::system_error
+    // on I/O failure (ENOSPC when it will not fit), leaving no partial snapshot.
+    SnapshotInfo create(const std::filesystem::path& venv, const CreateRequest& request);
+
+    // Complete snapshots, newest first.
+    [[nodiscard]] std::vector<SnapshotInfo> list() const;
+    [[nodiscard]] std::optional<SnapshotInfo> find(const std::string& id) const;
+    [[nodiscard]] std::optional<SnapshotInfo> latest() const;
+    // The recorded index; throws Error(rollback_failed) when it does not match snapshot.json.
+    [[nodiscard]] TreeIndex index(const SnapshotInfo& info) const;
+    // Differences between the snapshot's tree on disk and its recorded index (contents hashed).
+    [[nodiscard]] std::vector<std::string> verify(const std::string& id) const;
+
+    // Removes a snapshot: snapshot.json first, so a crash mid-way leaves an incomplete one.
+    // Returns false when there is no such snapshot.
+    bool remove(const std::string& id);
+    // Removes snapshot dirs that have no snapshot.json; returns their ids.
+    // Call it under the venv lock: a create in progress looks incomplete.
+    std::vector<std::string> cleanup_incomplete();
+
+    // Restores snapshot `id` into `venv`, exactly: verifies the snapshot while
+    // copying it beside the venv, swaps the copy into place, removes the old
+    // tree, re-indexes the venv. Every failure throws
+    // Error(ExitCode::rollback_failed) saying which path holds what.
+    [[nodiscard]] RestoreResult restore(const std::string& id, const std::filesystem::path& venv) const;
+
+private:
+    std::filesystem::path snapshots_dir_;
+};
+
+}  // namespace stackup::snapshot

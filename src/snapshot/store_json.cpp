@@ -1,0 +1,186 @@
+#include "snapshot/store_json.hpp"
+
+#include <cstdint>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+namespace stackup::snapshot::json_format {
+
+namespace {
+
+using nlohmann::json;
+
+std::string to_hex(const std::string& bytes) {
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned char c : bytes) {
+        out.push_back(digits[c >> 4]);
+        out.push_back(digits[c & 0xf]);
+    }
+    return out;
+}
+
+std::string from_hex(const std::string& hex) {
+    if (hex.size() % 2 != 0) {
+        throw std::runtime_error("odd-length hex string");
+    }
+    std::string out;
+    for (std::size_t i = 0; i < hex.size(); i += 2) {
+        out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    }
+    return out;
+}
+
+// File names are bytes, JSON strings are UTF-8: names that are not valid
+// UTF-8 are stored hex-encoded under "<key>_hex" instead of being lost.
+void put_bytes(json& j, const std::string& key, const std::string& bytes) {
+    try {
+        (void)json(bytes).dump();
+        j[key] = bytes;
+    } catch (const json::type_error&) {
+        j[key + "_hex"] = to_hex(bytes);
+    }
+}
+
+std::string get_bytes(const json& j, const std::string& key) {
+    if (j.contains(key + "_hex")) {
+        return from_hex(j.at(key + "_hex").get<std::string>());
+    }
+    return j.at(key).get<std::string>();
+}
+
+std::uint32_t parse_mode(const std::string& text) {
+    std::size_t used = 0;
+    unsigned long mode = std::stoul(text, &used, 8);
+    if (used != text.size() || mode > 07777) {
+        throw std::runtime_error("bad mode \"" + text + "\"");
+    }
+    return static_cast<std::uint32_t>(mode);
+}
+
+void require_format(const json& j) {
+    const int format = j.at("format").get<int>();
+    if (format != kFormat) {
+        throw std::runtime_error("unsupported format " + std::to_string(format) + " (this stackup reads " +
+                                 std::to_string(kFormat) + ")");
+    }
+}
+
+json entry_to_json(const TreeEntry& e) {
+    json j = json::object();
+    put_bytes(j, "path", e.path);
+    j["type"] = to_string(e.type);
+    j["mode"] = format_mode(e.mode);
+    j["size"] = e.size;
+    j["mtime_ns"] = e.mtime_ns;
+    if (e.type == EntryType::symlink) {
+        put_bytes(j, "target", e.target);
+    }
+    if (!e.sha256.empty()) {
+        j["sha256"] = e.sha256;
+    }
+    return j;
+}
+
+TreeEntry entry_from_json(const json& j) {
+    TreeEntry e;
+    e.path = get_bytes(j, "path");
+    auto type = entry_type_from_string(j.at("type").get<std::string>());
+    if (!type) {
+        throw std::runtime_error("unknown entry type for " + e.path);
+    }
+    e.type = *type;
+    e.mode = parse_mode(j.at("mode").get<std::string>());
+    e.size = j.at("size").get<std::uint64_t>();
+    e.mtime_ns = j.at("mtime_ns").get<std::int64_t>();
+    if (e.type == EntryType::symlink) {
+        e.target = get_bytes(j, "target");
+    }
+    e.sha256 = j.value("sha256", std::string());
+    return e;
+}
+
+// Runs `parse`, turning any failure into one error that names the file.
+template <typename F>
+auto parsing(const std::filesystem::path& source, F&& parse) {
+    try {
+        return parse();
+    } catch (const std::exception& e) {
+        throw std::runtime_error("cannot read " + source.string() + ": " + e.what());
+    }
+}
+
+}  // namespace
+
+// One entry per line: compact, yet readable and diffable.
+std::string index_to_json(const TreeIndex& index) {
+    std::string out = "{\"format\": " + std::to_string(kFormat) + ", \"entries\": [";
+    const char* sep = "\n";
+    for (const auto& e : index.entries) {
+        out += sep + entry_to_json(e).dump();
+        sep = ",\n";
+    }
+    return out + "\n]}\n";
+}
+
+TreeIndex index_from_json(const std::string& text, const std::filesystem::path& source) {
+    return parsing(source, [&] {
+        const json doc = json::parse(text);
+        require_format(doc);
+        TreeIndex index;
+        for (const auto& j : doc.at("entries")) {
+            index.entries.push_back(entry_from_json(j));
+        }
+        return index;
+    });
+}
+
+std::string info_to_json(const SnapshotInfo& info) {
+    json doc = json::object();
+    doc["format"] = kFormat;
+    doc["id"] = info.id;
+    doc["created"] = info.created;
+    doc["label"] = info.label;
+    put_bytes(doc, "manifest", info.manifest);
+    put_bytes(doc, "venv", info.venv.string());
+    doc["strategy"] = to_string(info.strategy);
+    json dists = json::array();
+    for (const auto& [name, version] : info.distributions) {
+        dists.push_back({{"name", name}, {"version", version}});
+    }
+    doc["distributions"] = std::move(dists);
+    doc["index"] = {{"file", "index.json"},
+                    {"entries", info.entries},
+                    {"file_bytes", info.file_bytes},
+                    {"tree_digest", info.tree_digest}};
+    return doc.dump(2) + "\n";
+}
+
+SnapshotInfo info_from_json(const std::string& text, const std::filesystem::path& source) {
+    return parsing(source, [&] {
+        const json doc = json::parse(text);
+        require_format(doc);
+        SnapshotInfo info;
+        info.id = doc.at("id").get<std::string>();
+        info.created = doc.at("created").get<std::string>();
+        info.label = doc.at("label").get<std::string>();
+        info.manifest = get_bytes(doc, "manifest");
+        info.venv = get_bytes(doc, "venv");
+        auto strategy = strategy_from_string(doc.at("strategy").get<std::string>());
+        if (!strategy) {
+            throw std::runtime_error("unknown strategy " + doc.at("strategy").dump());
+        }
+        info.strategy = *strategy;
+        for (const auto& d : doc.at("distributions")) {
+            info.distributions.emplace_back(d.at("name").get<std::string>(), d.at("version").get<std::string>());
+        }
+        const json& index = doc.at("index");
+        info.entries = index.at("entries").get<std::uint64_t>();
+        info.file_bytes = index.at("file_bytes").get<std::uint64_t>();
+        info.tree_digest = index.at("tree_digest").get<std::string>();
+        return info;
+    });
+}
+
+}  // namespace stackup::snapshot::json_format

@@ -1,0 +1,178 @@
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "base/sha256.hpp"
+#include "snapshot/test_fake_venv.hpp"
+#include "snapshot/tree.hpp"
+#include "temp_dir.hpp"
+
+namespace fs = std::filesystem;
+using namespace stackup::snapshot;
+using namespace stackup::snapshot::testing;
+
+namespace {
+
+const TreeEntry& entry(const TreeIndex& index, const std::string& path) {
+    const TreeEntry* e = index.find(path);
+    if (e == nullptr) {
+        throw std::runtime_error("no entry " + path);
+    }
+    return *e;
+}
+
+std::string sp(const std::string& rel) {
+    return std::string(kSitePackages) + "/" + rel;
+}
+
+TreeIndex sample_index() {
+    TreeIndex index;
+    index.entries = {
+        {".", EntryType::dir, 0755, 0, 100, "", ""},
+        {"bin/python", EntryType::symlink, 0777, 7, 200, "python3", ""},
+        {"lib/a.py", EntryType::file, 0644, 3, 300, "", std::string(64, 'a')},
+        {"lib/b.py", EntryType::file, 0644, 3, 400, "", std::string(64, 'b')},
+    };
+    return index;
+}
+
+}  // namespace
+
+TEST_SUITE("snapshot") {
+    TEST_CASE("index_tree records types, modes, sizes, mtimes, targets and hashes") {
+        stackup::testing::TempDir dir;
+        const auto root = dir / "venv";
+        build_fake_venv(root);
+        const TreeIndex index = index_tree(root, Contents::hash);
+
+        REQUIRE(!index.entries.empty());
+        CHECK(index.entries.front().path == ".");
+        CHECK(std::is_sorted(index.entries.begin(), index.entries.end(),
+                             [](const TreeEntry& a, const TreeEntry& b) { return path_less(a.path, b.path); }));
+        CHECK(entry(index, ".").mode == 0750);
+        CHECK(entry(index, "bin/python").type == EntryType::symlink);
+        CHECK(entry(index, "bin/python").target == "python3");
+        CHECK(entry(index, "bin/dangling").target == "../lib/nowhere/python3.99");
+        CHECK(entry(index, "bin/python3").mode == 0755);
+        CHECK(entry(index, "bin/suid-helper").mode == 04755);
+        CHECK(entry(index, "tmp-sticky").mode == 01777);
+        CHECK(entry(index, sp("secret.pth")).mode == 0600);
+        CHECK(entry(index, "share/empty").type == EntryType::dir);
+        CHECK(entry(index, "share/empty").size == 0);
+
+        const auto& lib = entry(index, sp("torch/lib/libtorch_cuda.so"));
+        CHECK(lib.size == 3 * 1024 * 1024 + 17);
+        CHECK(lib.sha256 == stackup::base::sha256_hex(binary_blob(3 * 1024 * 1024 + 17, 2)));
+        CHECK(entry(index, sp("sglang/__init__.py")).sha256 == stackup::base::sha256_hex(""));
+
+        struct stat st {};
+        REQUIRE(::lstat((root / "bin/python").c_str(), &st) == 0);
+        CHECK(entry(index, "bin/python").mtime_ns == st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec);
+        CHECK(entry(index, "pyvenv.cfg").mtime_ns % 1'000'000'000 != 0);  // nanoseconds kept
+    }
+
+    TEST_CASE("index_tree does not follow symlinks to directories") {
+        stackup::testing::TempDir dir;
+        dir.write("outside/secret.txt", "x");
+        dir.write("root/a.txt", "a");
+        make_symlink((dir / "outside").string(), dir / "root/link");
+        const TreeIndex index = index_tree(dir / "root", Contents::hash);
+        CHECK(index.entries.size() == 3);
+        CHECK(entry(index, "link").type == EntryType::symlink);
+        CHECK(index.find("link/secret.txt") == nullptr);
+        CHECK_THROWS_WITH(index_tree(dir / "root/link", Contents::hash), doctest::Contains("not a directory"));
+    }
+
+    TEST_CASE("index_tree refuses other file types, naming the path") {
+        stackup::testing::TempDir dir;
+        dir.write("root/a.txt", "a");
+        REQUIRE(::mkfifo((dir / "root/fifo").c_str(), 0644) == 0);
+        CHECK_THROWS_WITH(index_tree(dir / "root", Contents::metadata_only),
+                          doctest::Contains((dir / "root/fifo").string().c_str()));
+    }
+
+    TEST_CASE("metadata_only leaves hashes empty and everything else equal") {
+        stackup::testing::TempDir dir;
+        build_fake_venv(dir / "venv");
+        TreeIndex hashed = index_tree(dir / "venv", Contents::hash);
+        TreeIndex meta = index_tree(dir / "venv", Contents::metadata_only);
+        CHECK(std::all_of(meta.entries.begin(), meta.entries.end(),
+                          [](const TreeEntry& e) { return e.sha256.empty(); }));
+        for (auto& e : hashed.entries) {
+            e.sha256.clear();
+        }
+        CHECK(hashed == meta);
+    }
+
+    TEST_CASE("diff names each kind of difference") {
+        const TreeIndex want = sample_index();
+        CHECK(diff(want, want).empty());
+
+        TreeIndex got = want;
+        got.entries.erase(got.entries.begin() + 3);                                 // lib/b.py
+        got.entries.push_back({"lib/c.py", EntryType::file, 0644, 1, 1, "", ""});  // extra
+        got.entries[0].mode = 0700;
+        got.entries[1].target = "python3.12";
+        got.entries[2].sha256 = std::string(64, 'c');
+        got.entries[2].mtime_ns = 1'000'000'001;
+        const auto d = diff(want, got);
+        const std::vector<std::string> expected = {
+            "mode differs: .: 0755 -> 0700",
+            "symlink target differs: bin/python: python3 -> python3.12",
+            "content differs: lib/a.py",
+            "mtime differs: lib/a.py: 1970-01-01T00:00:00.000000300Z -> 1970-01-01T00:00:01.000000001Z",
+            "missing: lib/b.py",
+            "extra: lib/c.py",
+        };
+        CHECK(d == expected);
+    }
+
+    TEST_CASE("diff reports type and size changes, and skips unhashed contents") {
+        const TreeIndex want = sample_index();
+        TreeIndex got = want;
+        got.entries[1] = {"bin/python", EntryType::file, 0777, 7, 200, "", std::string(64, 'x')};
+        got.entries[3].size = 5;
+        got.entries[2].sha256.clear();  // metadata-only side: contents not compared
+        const std::vector<std::string> expected = {
+            "type differs: bin/python: symlink -> file",
+            "content differs: lib/b.py (size 3 -> 5)",
+        };
+        CHECK(diff(want, got) == expected);
+    }
+
+    TEST_CASE("tree_digest is stable and changes with every field") {
+        const TreeIndex base = sample_index();
+        const std::string digest = tree_digest(base);
+        CHECK(digest.size() == 64);
+        CHECK(tree_digest(sample_index()) == digest);
+        std::vector<TreeIndex> variants(7, base);
+        variants[0].entries[2].path = "lib/a2.py";
+        variants[1].entries[2].type = EntryType::dir;
+        variants[2].entries[2].mode = 0600;
+        variants[3].entries[2].size = 4;
+        variants[4].entries[2].mtime_ns += 1;
+        variants[5].entries[1].target = "python";
+        variants[6].entries[2].sha256[0] = 'f';
+        for (const auto& v : variants) {
+            CHECK(tree_digest(v) != digest);
+        }
+    }
+
+    TEST_CASE("path order puts the root first and directories before their contents") {
+        CHECK(path_less(".", "-weird"));
+        CHECK_FALSE(path_less("-weird", "."));
+        CHECK_FALSE(path_less(".", "."));
+        CHECK(path_less("a", "a/b"));
+        CHECK(path_less("a-b", "a/b"));
+    }
+
+    TEST_CASE("format_time_ns and format_mode") {
+        CHECK(format_time_ns(0) == "1970-01-01T00:00:00.000000000Z");
+        CHECK(format_time_ns(1'764'691'501'123'456'789) == "2025-12-02T16:05:01.123456789Z");
+        CHECK(format_time_ns(-1) == "1969-12-31T23:59:59.999999999Z");
+        CHECK(format_mode(0644) == "0644");
+        CHECK(format_mode(04755) == "4755");
+    }
+}

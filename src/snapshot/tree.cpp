@@ -1,0 +1,264 @@
+#include "snapshot/tree.hpp"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+
+#include "base/fs.hpp"
+#include "base/sha256.hpp"
+
+namespace stackup::snapshot {
+
+std::string to_string(EntryType type) {
+    switch (type) {
+        case EntryType::file:
+            return "file";
+        case EntryType::dir:
+            return "dir";
+        case EntryType::symlink:
+            return "symlink";
+    }
+    return "?";
+}
+
+std::optional<EntryType> entry_type_from_string(const std::string& text) {
+    for (EntryType t : {EntryType::file, EntryType::dir, EntryType::symlink}) {
+        if (to_string(t) == text) {
+            return t;
+        }
+    }
+    return std::nullopt;
+}
+
+bool path_less(const std::string& a, const std::string& b) {
+    if (a == "." || b == ".") {
+        return a == "." && b != ".";
+    }
+    return a < b;
+}
+
+const TreeEntry* TreeIndex::find(const std::string& path) const {
+    auto it = std::lower_bound(entries.begin(), entries.end(), path,
+                               [](const TreeEntry& e, const std::string& p) { return path_less(e.path, p); });
+    return (it != entries.end() && it->path == path) ? &*it : nullptr;
+}
+
+std::uint64_t TreeIndex::file_bytes() const {
+    std::uint64_t total = 0;
+    for (const auto& e : entries) {
+        if (e.type == EntryType::file) {
+            total += e.size;
+        }
+    }
+    return total;
+}
+
+namespace {
+
+struct DirCloser {
+    void operator()(DIR* d) const { ::closedir(d); }
+};
+
+std::string child_path(const std::string& rel, const std::string& name) {
+    return rel == "." ? name : rel + "/" + name;
+}
+
+std::string read_link(const std::filesystem::path& path, std::size_t size_hint) {
+    std::string target(size_hint + 1, '\0');
+    for (;;) {
+        ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
+        if (n < 0) {
+            throw base::errno_error(errno, "cannot read symlink " + path.string());
+        }
+        if (static_cast<std::size_t>(n) < target.size()) {
+            target.resize(static_cast<std::size_t>(n));
+            return target;
+        }
+        target.resize(target.size() * 2);  // the link grew since lstat
+    }
+}
+
+// Sorted names of a directory's entries, without "." and "..".
+std::vector<std::string> list_dir(const std::filesystem::path& dir) {
+    std::unique_ptr<DIR, DirCloser> d(::opendir(dir.c_str()));  // glibc opens it O_CLOEXEC
+    if (!d) {
+        throw base::errno_error(errno, "cannot list " + dir.string());
+    }
+    std::vector<std::string> names;
+    errno = 0;
+    while (dirent* ent = ::readdir(d.get())) {
+        std::string name = ent->d_name;
+        if (name != "." && name != "..") {
+            names.push_back(std::move(name));
+        }
+        errno = 0;
+    }
+    if (errno != 0) {
+        throw base::errno_error(errno, "cannot list " + dir.string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+class Walker {
+public:
+    Walker(std::filesystem::path root, Contents contents) : root_(std::move(root)), contents_(contents) {}
+
+    void visit(const std::string& rel) {
+        const auto full = rel == "." ? root_ : root_ / rel;
+        TreeEntry entry = stat_entry(full, rel);
+        const bool is_dir = entry.type == EntryType::dir;
+        out_.entries.push_back(std::move(entry));
+        if (is_dir) {
+            for (const auto& name : list_dir(full)) {
+                visit(child_path(rel, name));
+            }
+        }
+    }
+
+    TreeIndex take() {
+        std::sort(out_.entries.begin(), out_.entries.end(),
+                  [](const TreeEntry& a, const TreeEntry& b) { return path_less(a.path, b.path); });
+        return std::move(out_);
+    }
+
+private:
+    TreeEntry stat_entry(const std::filesystem::path& full, const std::string& rel) const {
+        struct stat st {};
+        if (::lstat(full.c_str(), &st) != 0) {
+            throw base::errno_error(errno, "cannot stat " + full.string());
+        }
+        TreeEntry e;
+        e.path = rel;
+        e.mode = st.st_mode & 07777;
+        e.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+        if (S_ISREG(st.st_mode)) {
+            e.type = EntryType::file;
+            e.size = static_cast<std::uint64_t>(st.st_size);
+            if (contents_ == Contents::hash) {
+                e.sha256 = base::sha256_file(full);
+            }
+        } else if (S_ISDIR(st.st_mode)) {
+            e.type = EntryType::dir;
+        } else if (S_ISLNK(st.st_mode)) {
+            e.type = EntryType::symlink;
+            e.target = read_link(full, static_cast<std::size_t>(st.st_size));
+            e.size = e.target.size();
+        } else {
+            throw std::runtime_error("unsupported file type (not a file, directory or symlink): " +
+                                     full.string());
+        }
+        return e;
+    }
+
+    std::filesystem::path root_;
+    Contents contents_;
+    TreeIndex out_;
+};
+
+}  // namespace
+
+TreeIndex index_tree(const std::filesystem::path& root, Contents contents) {
+    struct stat st {};
+    if (::lstat(root.c_str(), &st) != 0) {
+        throw base::errno_error(errno, "cannot stat " + root.string());
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        throw std::runtime_error("not a directory (symlinks are not followed): " + root.string());
+    }
+    Walker walker(root, contents);
+    walker.visit(".");
+    return walker.take();
+}
+
+std::string format_time_ns(std::int64_t ns) {
+    std::int64_t sec = ns / 1'000'000'000;
+    std::int64_t frac = ns % 1'000'000'000;
+    if (frac < 0) {  // floor, so times before 1970 print correctly
+        frac += 1'000'000'000;
+        sec -= 1;
+    }
+    time_t t = static_cast<time_t>(sec);
+    struct tm tm {};
+    ::gmtime_r(&t, &tm);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%09lldZ", tm.tm_year + 1900,
+                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                  static_cast<long long>(frac));
+    return buf;
+}
+
+std::string format_mode(std::uint32_t mode) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(mode));
+    return buf;
+}
+
+namespace {
+
+void diff_entry(const TreeEntry& want, const TreeEntry& got, std::vector<std::string>& out) {
+    const std::string& p = want.path;
+    if (want.type != got.type) {
+        out.push_back("type differs: " + p + ": " + to_string(want.type) + " -> " + to_string(got.type));
+        return;
+    }
+    if (want.type == EntryType::file) {
+        const bool hashed = !want.sha256.empty() && !got.sha256.empty();
+        if (want.size != got.size) {
+            out.push_back("content differs: " + p + " (size " + std::to_string(want.size) + " -> " +
+                          std::to_string(got.size) + ")");
+        } else if (hashed && want.sha256 != got.sha256) {
+            out.push_back("content differs: " + p);
+        }
+    }
+    if (want.type == EntryType::symlink && want.target != got.target) {
+        out.push_back("symlink target differs: " + p + ": " + want.target + " -> " + got.target);
+    }
+    if (want.mode != got.mode) {
+        out.push_back("mode differs: " + p + ": " + format_mode(want.mode) + " -> " + format_mode(got.mode));
+    }
+    if (want.mtime_ns != got.mtime_ns) {
+        out.push_back("mtime differs: " + p + ": " + format_time_ns(want.mtime_ns) + " -> " +
+                      format_time_ns(got.mtime_ns));
+    }
+}
+
+}  // namespace
+
+std::vector<std::string> diff(const TreeIndex& expected, const TreeIndex& actual) {
+    std::vector<std::string> out;
+    auto e = expected.entries.begin();
+    auto a = actual.entries.begin();
+    while (e != expected.entries.end() || a != actual.entries.end()) {
+        if (a == actual.entries.end() || (e != expected.entries.end() && path_less(e->path, a->path))) {
+            out.push_back("missing: " + (e++)->path);
+        } else if (e == expected.entries.end() || path_less(a->path, e->path)) {
+            out.push_back("extra: " + (a++)->path);
+        } else {
+            diff_entry(*e++, *a++, out);
+        }
+    }
+    return out;
+}
+
+std::string tree_digest(const TreeIndex& index) {
+    base::Sha256 h;
+    h.update("stackup tree index v1\n");
+    for (const auto& e : index.entries) {
+        // NUL never occurs in paths or link targets, so the fields cannot run together.
+        std::string line = e.path + '\0' + to_string(e.type) + '\0' + format_mode(e.mode) + '\0' +
+                           std::to_string(e.size) + '\0' + std::to_string(e.mtime_ns) + '\0' + e.target +
+                           '\0' + e.sha256 + '\n';
+        h.update(line);
+    }
+    return h.hex_digest();
+}
+
+}  // namespace stackup::snapshot

@@ -1,0 +1,62 @@
+#pragma once
+// A canonical index of a directory tree: what "the same venv, byte for byte"
+// means. Built without following symlinks; compared entry by entry.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stackup::snapshot {
+
+enum class EntryType { file, dir, symlink };
+
+std::string to_string(EntryType type);
+std::optional<EntryType> entry_type_from_string(const std::string& text);
+
+struct TreeEntry {
+    std::string path;           // relative to the root, '/'-separated; the root itself is "."
+    EntryType type = EntryType::file;
+    std::uint32_t mode = 0;     // permission bits incl. setuid/setgid/sticky (st_mode & 07777)
+    std::uint64_t size = 0;     // file: bytes; symlink: target length; dir: 0 (fs-dependent)
+    std::int64_t mtime_ns = 0;  // nanoseconds since the epoch
+    std::string target;         // symlink target, as stored (never resolved)
+    std::string sha256;         // file contents (lowercase hex); empty when not hashed
+    friend bool operator==(const TreeEntry&, const TreeEntry&) = default;
+};
+
+// The index's order: the root "." first, then plain byte order, so a
+// directory always comes before everything inside it.
+[[nodiscard]] bool path_less(const std::string& a, const std::string& b);
+
+struct TreeIndex {
+    std::vector<TreeEntry> entries;  // sorted by path_less
+    friend bool operator==(const TreeIndex&, const TreeIndex&) = default;
+
+    [[nodiscard]] const TreeEntry* find(const std::string& path) const;
+    [[nodiscard]] std::uint64_t file_bytes() const;  // sum of regular file sizes
+};
+
+// Whether index_tree reads file contents to hash them.
+enum class Contents { hash, metadata_only };
+
+// Walks `root` (a directory, not a symlink) without following symlinks.
+// Types other than file, dir and symlink throw std::runtime_error naming the path.
+[[nodiscard]] TreeIndex index_tree(const std::filesystem::path& root, Contents contents);
+
+// Human-readable differences, one per line, in path order: "missing: P",
+// "extra: P", "type differs: P: dir -> file", "content differs: P",
+// "mode differs: P: 0644 -> 0755", "mtime differs: P: <iso> -> <iso>",
+// "symlink target differs: P: a -> b". Contents are compared only where both sides were hashed.
+[[nodiscard]] std::vector<std::string> diff(const TreeIndex& expected, const TreeIndex& actual);
+
+// One sha256 over the whole canonical index (paths, types, modes, sizes, mtimes, targets, hashes).
+[[nodiscard]] std::string tree_digest(const TreeIndex& index);
+
+// "2026-12-02T16:05:01.123456789Z".
+[[nodiscard]] std::string format_time_ns(std::int64_t ns);
+// "0755".
+[[nodiscard]] std::string format_mode(std::uint32_t mode);
+
+}  // namespace stackup::snapshot
