@@ -60,7 +60,17 @@ private:
     Verbosity verbosity_;
 };
 
-int print_outcome(const txn::ApplyReport& r, const txn::Options& o) {
+// The exact command that undoes this run, state dir included when one was given.
+std::string rollback_command(const txn::Options& o, const CommonOptions& common, const std::string& id) {
+    std::vector<std::string> argv{"stackup", "rollback", "--venv", o.venv.string()};
+    if (!common.state_dir.empty()) {
+        argv.insert(argv.end(), {"--state-dir", std::filesystem::absolute(common.state_dir).string()});
+    }
+    argv.insert(argv.end(), {"--to", id});
+    return installer::render_argv(argv);
+}
+
+int print_outcome(const txn::ApplyReport& r, const txn::Options& o, const CommonOptions& common) {
     std::ostream& out = std::cout;
     if (r.outcome == txn::Outcome::applied) {
         int changed = 0;
@@ -72,7 +82,7 @@ int print_outcome(const txn::ApplyReport& r, const txn::Options& o) {
         out << "applied: " << r.steps.size() << " step(s), " << changed
             << " package(s) changed, every expectation holds after every step.\n";
         out << "snapshot of the venv before: " << r.snapshot_id << " (" << r.snapshot_path.string() << ")\n";
-        out << "to undo: stackup rollback --venv " << o.venv.string() << " --to " << r.snapshot_id << "\n";
+        out << "to undo: " << rollback_command(o, common, r.snapshot_id) << "\n";
         return 0;
     }
     std::cerr << "stackup: FAILED: " << r.failure << "\n";
@@ -102,7 +112,7 @@ std::function<int()> setup_apply(CLI::App& sub, const CommonOptions& common) {
         }
         TerminalObserver observer(std::cout, common.verbosity);
         auto report = txn::apply(m, options, observer);
-        return print_outcome(report, options);
+        return print_outcome(report, options, common);
     };
 }
 

@@ -4,7 +4,7 @@
 //            it copies; a tree that differs from its index is refused here,
 //            before the venv is touched
 //   swap     exchange the staged tree and the venv in one rename
-//   clean    remove the old tree (now at the staged path)
+//   settle   fsync the parent, remove the old tree (now at the staged path)
 //   check    re-index the venv and compare it with the snapshot's index
 // Every failure is Error(rollback_failed) saying which path holds what.
 
@@ -118,8 +118,8 @@ Swap swap_by_two_renames(const std::filesystem::path& staged, const std::filesys
     return Swap{false, aside};
 }
 
-Swap swap_into_place(const std::filesystem::path& staged, const std::filesystem::path& venv) {
-    if (!exists_nofollow(venv)) {
+Swap swap_into_place(const std::filesystem::path& staged, const std::filesystem::path& venv, bool venv_exists) {
+    if (!venv_exists) {
         if (::renameat2(AT_FDCWD, staged.c_str(), AT_FDCWD, venv.c_str(), RENAME_NOREPLACE) == 0 ||
             (lacks_exchange(errno) && ::rename(staged.c_str(), venv.c_str()) == 0)) {
             return Swap{true, std::nullopt};
@@ -141,14 +141,19 @@ Swap swap_into_place(const std::filesystem::path& staged, const std::filesystem:
          " was not touched");
 }
 
-void remove_old_tree(const Swap& swap, const std::filesystem::path& venv, RestoreResult& result) {
+// After the swap the venv holds the restored tree: what goes wrong here is
+// worth a warning, not a failed rollback.
+void settle(const Swap& swap, const std::filesystem::path& venv, RestoreResult& result) {
+    try {
+        base::fsync_dir(venv.parent_path());  // make the swap itself durable
+    } catch (const std::exception& e) {
+        result.warnings.push_back(e.what());
+    }
     try {
         if (swap.old_tree) {
             remove_tree(*swap.old_tree);
         }
-        base::fsync_dir(venv.parent_path());
     } catch (const std::exception& e) {
-        // The venv is restored; a leftover tree is litter, not a failure.
         result.warnings.push_back(std::string("could not remove the replaced tree: ") + e.what());
     }
 }
@@ -192,10 +197,11 @@ RestoreResult Store::restore(const std::string& id, const std::filesystem::path&
         fail("snapshot " + id + " was taken of " + info->venv.string() + ", not of " + venv.string() +
              "; nothing was changed");
     }
+    const bool venv_exists = exists_nofollow(venv);
     const auto staged = stage(*info, expected, venv);
-    const Swap swap = swap_into_place(staged, venv);
+    const Swap swap = swap_into_place(staged, venv, venv_exists);
     RestoreResult result{id, venv, "", swap.atomic, {}};
-    remove_old_tree(swap, venv, result);
+    settle(swap, venv, result);
     check_restored(*info, expected, venv, result);
     return result;
 }

@@ -131,4 +131,17 @@ TEST_SUITE("verify") {
         CHECK(got[1].dist == "nvidia-cublas-cu12");
         CHECK(verify::scan_mixed_cuda(dists, "cu128", {}).size() == 2);  // torch, flashinfer; cu12 wheels fit
     }
+
+    TEST_CASE("mid-run, the scan spares what a later step installs; after the last step it spares nothing") {
+        auto m = stack();
+        m.steps[1].packages = {*pep::parse_requirement("sgl-kernel")};
+        auto f = cu130_facts();
+        f.distributions[2].version = "0.3.15+cu128";  // the old sgl-kernel, upgraded by step 2
+        f.imports[2].version = "0.3.15";
+        CHECK(verify::check_all(m, 0, f).empty());
+        auto last = verify::check_all(m, 1, f);
+        REQUIRE(last.size() == 1);
+        CHECK(last[0].dist == "sgl-kernel");
+        CHECK(last[0].field == "mixed-cuda");
+    }
 }

@@ -174,7 +174,14 @@ std::vector<Mismatch> scan_mixed_cuda(const std::vector<venv::Distribution>& dis
 std::vector<Mismatch> check_all(const manifest::Manifest& m, std::size_t last, const venv::Facts& facts) {
     auto out = check_expectations(expectations_through(m, last), facts);
     if (auto target = target_cuda_label(m)) {
-        auto mixed = scan_mixed_cuda(facts.distributions, *target, m.allow_mixed);
+        // A dist that a later step installs may still be the old build now.
+        std::vector<std::string> exempt = m.allow_mixed;
+        for (std::size_t i = last + 1; i < m.steps.size(); ++i) {
+            for (const auto& req : m.steps[i].packages) {
+                exempt.push_back(req.normalized_name());
+            }
+        }
+        auto mixed = scan_mixed_cuda(facts.distributions, *target, exempt);
         out.insert(out.end(), mixed.begin(), mixed.end());
     }
     return out;

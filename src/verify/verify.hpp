@@ -47,7 +47,8 @@ std::optional<std::string> target_cuda_label(const manifest::Manifest& m);
 std::vector<Mismatch> scan_mixed_cuda(const std::vector<venv::Distribution>& dists, const std::string& target,
                                       const std::vector<std::string>& allow_mixed);
 
-// The whole round after a step: expectations, then the mixed-CUDA scan.
+// The whole round after a step: expectations, then the mixed-CUDA scan, which
+// spares the dists a later step will install (after the last step, none).
 std::vector<Mismatch> check_all(const manifest::Manifest& m, std::size_t last, const venv::Facts& facts);
 
 }  // namespace stackup::verify

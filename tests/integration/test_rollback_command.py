@@ -1,7 +1,20 @@
-"""(g) `stackup rollback` after a successful apply restores the pre-apply tree exactly."""
+"""(g) `stackup rollback` after a successful apply restores the pre-apply tree exactly:
+once with the very command apply printed under "to undo:" (state dir and snapshot id
+included), once as plain `stackup rollback --venv V` (the latest snapshot)."""
+import shlex
+
 import harness
-from harness import check, check_module, check_rc
+from harness import check, check_module, check_rc, find_stackup, run, child_env
 from wheels import TORCH_CU128, TORCH_CU130
+
+
+def undo_command(result):
+    for line in result.stdout.splitlines():
+        if line.startswith("to undo: "):
+            argv = shlex.split(line[len("to undo: "):])
+            check(argv[:2] == ["stackup", "rollback"], f"odd undo command: {line}", result)
+            return [find_stackup(), *argv[1:]]
+    raise AssertionError(f"apply printed no 'to undo:' line\n{result}")
 
 
 def scenario(t):
@@ -10,12 +23,18 @@ def scenario(t):
     manifest = t.manifest(t.upgrade_doc(server, venv))
     before = t.tree(venv)
 
-    check_rc(t.stackup("apply", manifest), 0)
+    applied = t.stackup("apply", manifest)
+    check_rc(applied, 0)
     check_module(t.module(venv, "torch"), TORCH_CU130, "13.0")
     check(t.tree(venv) != before, "the apply changed nothing")
 
+    check_rc(run(undo_command(applied), env=child_env({"STACKUP_UV": t.uv_path})), 0)
+    t.assert_tree(venv, before, "after the printed undo command")
+    check_module(t.module(venv, "torch"), TORCH_CU128, "12.8")
+
+    check_rc(t.stackup("apply", manifest), 0)
     check_rc(t.stackup("rollback", venv=venv), 0)
-    t.assert_tree(venv, before, "after stackup rollback")
+    t.assert_tree(venv, before, "after stackup rollback (latest)")
     check_module(t.module(venv, "torch"), TORCH_CU128, "12.8")
 
 
