@@ -59,6 +59,21 @@ void write_all(int fd, const void* data, std::size_t size, const std::filesystem
     }
 }
 
+std::string read_symlink(const std::filesystem::path& path, std::size_t size_hint) {
+    std::string target(size_hint + 1, '\0');
+    for (;;) {
+        ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
+        if (n < 0) {
+            throw errno_error(errno, "cannot read symlink " + path.string());
+        }
+        if (static_cast<std::size_t>(n) < target.size()) {
+            target.resize(static_cast<std::size_t>(n));
+            return target;
+        }
+        target.resize(target.size() * 2);  // the link grew since lstat
+    }
+}
+
 std::string read_file(const std::filesystem::path& path) {
     UniqueFd fd = open_file(path, O_RDONLY);
     std::string out;

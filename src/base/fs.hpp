@@ -47,6 +47,8 @@ private:
 void write_all(int fd, const void* data, std::size_t size, const std::filesystem::path& path);
 
 [[nodiscard]] std::string read_file(const std::filesystem::path& path);
+// A symlink's target, as stored (never followed); `size_hint` is lstat's st_size.
+std::string read_symlink(const std::filesystem::path& path, std::size_t size_hint = 255);
 
 // Replaces `path` with `bytes` so that readers (and a crash) see the old or
 // the new content, never a mix: temp file in the same directory, write,

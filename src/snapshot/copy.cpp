@@ -33,21 +33,6 @@ std::string format_bytes(std::uint64_t bytes) {
     return buf;
 }
 
-std::string read_link(const std::filesystem::path& path) {
-    std::string target(256, '\0');
-    for (;;) {
-        ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
-        if (n < 0) {
-            throw base::errno_error(errno, "cannot read symlink " + path.string());
-        }
-        if (static_cast<std::size_t>(n) < target.size()) {
-            target.resize(static_cast<std::size_t>(n));
-            return target;
-        }
-        target.resize(target.size() * 2);
-    }
-}
-
 struct stat lstat_or_throw(const std::filesystem::path& path) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0) {
@@ -205,7 +190,7 @@ private:
         if (!S_ISLNK(st.st_mode)) {
             throw std::runtime_error("changed type while being copied: " + src.string());
         }
-        e.target = read_link(src);
+        e.target = base::read_symlink(src);
         e.size = e.target.size();
         if (::symlink(e.target.c_str(), dst.c_str()) != 0) {
             throw base::errno_error(errno, "cannot create symlink " + dst.string());

@@ -70,21 +70,6 @@ std::string child_path(const std::string& rel, const std::string& name) {
     return rel == "." ? name : rel + "/" + name;
 }
 
-std::string read_link(const std::filesystem::path& path, std::size_t size_hint) {
-    std::string target(size_hint + 1, '\0');
-    for (;;) {
-        ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
-        if (n < 0) {
-            throw base::errno_error(errno, "cannot read symlink " + path.string());
-        }
-        if (static_cast<std::size_t>(n) < target.size()) {
-            target.resize(static_cast<std::size_t>(n));
-            return target;
-        }
-        target.resize(target.size() * 2);  // the link grew since lstat
-    }
-}
-
 // Sorted names of a directory's entries, without "." and "..".
 std::vector<std::string> list_dir(const std::filesystem::path& dir) {
     std::unique_ptr<DIR, DirCloser> d(::opendir(dir.c_str()));  // glibc opens it O_CLOEXEC
@@ -149,7 +134,7 @@ private:
             e.type = EntryType::dir;
         } else if (S_ISLNK(st.st_mode)) {
             e.type = EntryType::symlink;
-            e.target = read_link(full, static_cast<std::size_t>(st.st_size));
+            e.target = base::read_symlink(full, static_cast<std::size_t>(st.st_size));
             e.size = e.target.size();
         } else {
             throw std::runtime_error("unsupported file type (not a file, directory or symlink): " +
