@@ -1,0 +1,394 @@
+#include "base/http.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <memory>
+#include <mutex>
+
+#include <curl/curl.h>
+
+#include "base/log.hpp"
+
+namespace stackup::base {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct EasyDeleter {
+    void operator()(CURL* handle) const { curl_easy_cleanup(handle); }
+};
+struct MultiDeleter {
+    void operator()(CURLM* handle) const { curl_multi_cleanup(handle); }
+};
+struct SlistDeleter {
+    void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+};
+using EasyHandle = std::unique_ptr<CURL, EasyDeleter>;
+using MultiHandle = std::unique_ptr<CURLM, MultiDeleter>;
+using SlistHandle = std::unique_ptr<curl_slist, SlistDeleter>;
+
+enum class Verdict { ok, not_found, transient, fatal };
+
+Verdict classify_status(long status) {
+    if (status >= 200 && status < 300) {
+        return Verdict::ok;
+    }
+    if (status == 404 || status == 410) {
+        return Verdict::not_found;
+    }
+    if (status == 408 || status == 429 || (status >= 500 && status < 600)) {
+        return Verdict::transient;
+    }
+    return Verdict::fatal;
+}
+
+bool is_transient(CURLcode code) {
+    switch (code) {
+        case CURLE_OPERATION_TIMEDOUT:
+        case CURLE_COULDNT_CONNECT:
+        case CURLE_SEND_ERROR:
+        case CURLE_RECV_ERROR:
+        case CURLE_GOT_NOTHING:
+        case CURLE_PARTIAL_FILE:
+        case CURLE_SSL_CONNECT_ERROR:
+        case CURLE_HTTP2:
+        case CURLE_HTTP2_STREAM:
+            return true;
+        default:
+            return false;
+    }
+}
+
+bool global_init() {
+    // curl_global_init is not thread-safe and must run once per process.
+    static std::once_flag once;
+    static CURLcode result = CURLE_OK;
+    std::call_once(once, [] { result = curl_global_init(CURL_GLOBAL_DEFAULT); });
+    return result == CURLE_OK;
+}
+
+std::size_t append_body(char* data, std::size_t size, std::size_t count, void* user) {
+    try {
+        static_cast<std::string*>(user)->append(data, size * count);
+    } catch (...) {
+        return 0;  // an exception must not cross libcurl; 0 aborts the transfer
+    }
+    return size * count;
+}
+
+// Declaration order is teardown order: the easy handle goes before the
+// header list and buffers it points into.
+struct Transfer {
+    const HttpRequest* request = nullptr;
+    HttpResponse* response = nullptr;
+    SlistHandle headers;
+    std::string body;
+    std::array<char, CURL_ERROR_SIZE> error_buffer{};
+    EasyHandle easy;
+    int attempts = 0;
+    bool done = false;
+    Clock::time_point not_before{};
+};
+
+std::string transport_reason(CURLcode code, const Transfer& t) {
+    std::string reason = curl_easy_strerror(code);
+    if (t.error_buffer[0] != '\0') {
+        reason += std::string(": ") + t.error_buffer.data();
+    }
+    return reason;
+}
+
+// Sets every option of one transfer; returns an error text, empty on success.
+std::string configure(Transfer& t, const HttpOptions& options) {
+    for (const auto& header : t.request->headers) {
+        curl_slist* grown = curl_slist_append(t.headers.get(), header.c_str());
+        if (grown == nullptr) {
+            return "out of memory building request headers";
+        }
+        (void)t.headers.release();  // the grown list owns the old nodes
+        t.headers.reset(grown);
+    }
+    CURL* h = t.easy.get();
+    const bool https = t.request->url.rfind("https://", 0) == 0;
+    const CURLcode results[] = {
+        curl_easy_setopt(h, CURLOPT_URL, t.request->url.c_str()),
+        curl_easy_setopt(h, CURLOPT_PRIVATE, static_cast<void*>(&t)),
+        curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, append_body),
+        curl_easy_setopt(h, CURLOPT_WRITEDATA, static_cast<void*>(&t.body)),
+        curl_easy_setopt(h, CURLOPT_ERRORBUFFER, t.error_buffer.data()),
+        curl_easy_setopt(h, CURLOPT_HTTPHEADER, t.headers.get()),
+        curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https"),
+        curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"),
+        curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L),
+        curl_easy_setopt(h, CURLOPT_MAXREDIRS, 10L),
+        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, options.timeout_seconds * 1000L),
+        curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, options.connect_timeout_seconds * 1000L),
+        curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS)),
+        // Waiting for a TLS connection's ALPN lets later requests multiplex on it.
+        curl_easy_setopt(h, CURLOPT_PIPEWAIT, https ? 1L : 0L),
+        curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, ""),
+        curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L),
+    };
+    for (CURLcode result : results) {
+        if (result != CURLE_OK) {
+            return curl_easy_strerror(result);
+        }
+    }
+    if (!options.user_agent.empty() &&
+        curl_easy_setopt(h, CURLOPT_USERAGENT, options.user_agent.c_str()) != CURLE_OK) {
+        return "cannot set the user agent";
+    }
+    return "";
+}
+
+// Drives all transfers through one multi handle, scheduling retries by time.
+class Fetcher {
+public:
+    Fetcher(const std::vector<HttpRequest>& requests, std::vector<HttpResponse>& responses,
+            const HttpOptions& options)
+        : options_(options),
+          max_tries_(std::max(options.max_tries, 1)),
+          max_in_flight_(std::max(options.max_in_flight, 1)) {
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            auto t = std::make_unique<Transfer>();
+            t->request = &requests[i];
+            t->response = &responses[i];
+            waiting_.push_back(t.get());
+            transfers_.push_back(std::move(t));
+        }
+    }
+
+    void run() {
+        if (global_init()) {
+            multi_ = MultiHandle(curl_multi_init());
+        }
+        if (!multi_) {
+            fail_unfinished("cannot initialise libcurl");
+            return;
+        }
+        curl_multi_setopt(multi_.get(), CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+        while (finished_ < transfers_.size()) {
+            start_due(Clock::now());
+            int still_running = 0;
+            CURLMcode code = curl_multi_perform(multi_.get(), &still_running);
+            if (code == CURLM_OK) {
+                collect_finished();
+            }
+            if (code == CURLM_OK && finished_ < transfers_.size()) {
+                code = curl_multi_poll(multi_.get(), nullptr, 0, poll_timeout_ms(), nullptr);
+            }
+            if (code != CURLM_OK) {
+                fail_unfinished(std::string("libcurl: ") + curl_multi_strerror(code));
+                return;
+            }
+        }
+    }
+
+private:
+    void start_due(Clock::time_point now) {
+        std::vector<Transfer*> later;
+        for (Transfer* t : waiting_) {
+            if (running_ < max_in_flight_ && t->not_before <= now) {
+                start(*t);
+            } else {
+                later.push_back(t);
+            }
+        }
+        waiting_ = std::move(later);
+    }
+
+    void start(Transfer& t) {
+        if (!t.easy) {
+            t.easy = EasyHandle(curl_easy_init());
+            std::string problem = t.easy ? configure(t, options_) : "cannot create a curl handle";
+            if (!problem.empty()) {
+                record(t, HttpOutcome::fatal, problem);
+                return;
+            }
+        }
+        t.body.clear();
+        t.error_buffer[0] = '\0';
+        ++t.attempts;
+        if (curl_multi_add_handle(multi_.get(), t.easy.get()) != CURLM_OK) {
+            record(t, HttpOutcome::fatal, "cannot add the transfer to libcurl");
+            return;
+        }
+        ++running_;
+    }
+
+    void collect_finished() {
+        int left = 0;
+        while (CURLMsg* message = curl_multi_info_read(multi_.get(), &left)) {
+            if (message->msg != CURLMSG_DONE) {
+                continue;
+            }
+            CURL* easy = message->easy_handle;
+            const CURLcode result = message->data.result;  // read before removal frees it
+            void* owner = nullptr;
+            curl_easy_getinfo(easy, CURLINFO_PRIVATE, &owner);
+            curl_multi_remove_handle(multi_.get(), easy);
+            --running_;
+            finish(*static_cast<Transfer*>(owner), result);
+        }
+    }
+
+    void finish(Transfer& t, CURLcode result) {
+        if (result != CURLE_OK) {
+            const std::string reason = transport_reason(result, t);
+            if (is_transient(result)) {
+                retry_or_give_up(t, reason, std::nullopt);
+            } else {
+                record(t, HttpOutcome::fatal, reason);
+            }
+            return;
+        }
+        long status = 0;
+        curl_easy_getinfo(t.easy.get(), CURLINFO_RESPONSE_CODE, &status);
+        const std::string reason = "HTTP " + std::to_string(status);
+        switch (classify_status(status)) {
+            case Verdict::ok: record(t, HttpOutcome::ok, ""); return;
+            case Verdict::not_found: record(t, HttpOutcome::not_found, reason); return;
+            case Verdict::fatal: record(t, HttpOutcome::fatal, reason); return;
+            case Verdict::transient: break;
+        }
+        curl_off_t retry_after = 0;
+        curl_easy_getinfo(t.easy.get(), CURLINFO_RETRY_AFTER, &retry_after);
+        retry_or_give_up(t, reason, retry_after > 0 ? std::optional(std::chrono::seconds(retry_after))
+                                                    : std::nullopt);
+    }
+
+    void retry_or_give_up(Transfer& t, const std::string& reason,
+                          std::optional<std::chrono::seconds> retry_after) {
+        if (t.attempts >= max_tries_) {
+            record(t, HttpOutcome::transient_exhausted,
+                   reason + " (gave up after " + std::to_string(t.attempts) + " tries)");
+            return;
+        }
+        const auto delay = retry_delay(t.attempts, retry_after, options_);
+        log::debug(redact_url(t.request->url) + ": " + redact_url(reason) + "; try " +
+                   std::to_string(t.attempts + 1) + " of " + std::to_string(max_tries_) + " in " +
+                   std::to_string(delay.count()) + " ms");
+        t.not_before = Clock::now() + delay;
+        waiting_.push_back(&t);
+    }
+
+    void record(Transfer& t, HttpOutcome outcome, const std::string& reason) {
+        HttpResponse& r = *t.response;
+        r.outcome = outcome;
+        r.attempts = t.attempts;
+        r.final_url = t.request->url;
+        if (t.easy) {
+            curl_easy_getinfo(t.easy.get(), CURLINFO_RESPONSE_CODE, &r.status);
+            const char* text = nullptr;
+            if (curl_easy_getinfo(t.easy.get(), CURLINFO_EFFECTIVE_URL, &text) == CURLE_OK && text) {
+                r.final_url = text;
+            }
+            text = nullptr;
+            if (curl_easy_getinfo(t.easy.get(), CURLINFO_CONTENT_TYPE, &text) == CURLE_OK && text) {
+                r.content_type = text;
+            }
+        }
+        r.body = std::move(t.body);
+        r.error = reason.empty() ? "" : redact_url(t.request->url) + ": " + redact_url(reason);
+        t.done = true;
+        t.easy.reset();  // frees the handle's buffers; the multi keeps the connection
+        ++finished_;
+    }
+
+    void fail_unfinished(const std::string& reason) {
+        for (auto& t : transfers_) {
+            if (!t->done) {
+                record(*t, HttpOutcome::fatal, reason);
+            }
+        }
+    }
+
+    int poll_timeout_ms() const {
+        auto wait = std::chrono::milliseconds(1000);
+        if (running_ < max_in_flight_) {
+            const auto now = Clock::now();
+            for (const Transfer* t : waiting_) {
+                const auto until = std::chrono::duration_cast<std::chrono::milliseconds>(t->not_before - now);
+                wait = std::min(wait, std::max(until, std::chrono::milliseconds(0)));
+            }
+        }
+        return static_cast<int>(wait.count());
+    }
+
+    const HttpOptions& options_;
+    const int max_tries_;
+    const int max_in_flight_;
+    MultiHandle multi_;  // before the transfers: easy handles go first
+    std::vector<std::unique_ptr<Transfer>> transfers_;
+    std::vector<Transfer*> waiting_;  // not yet started, or waiting out a backoff
+    int running_ = 0;
+    std::size_t finished_ = 0;
+};
+
+bool ends_authority(char c) {
+    return c == '/' || c == '?' || c == '#' || c == '"' || c == '\'' || c == '<' || c == '>' ||
+           std::isspace(static_cast<unsigned char>(c));
+}
+
+// Masks the userinfo of the authority starting at `begin`; returns the index past it.
+std::size_t mask_userinfo(std::string& text, std::size_t begin) {
+    std::size_t end = begin;
+    while (end < text.size() && !ends_authority(text[end])) {
+        ++end;
+    }
+    const std::size_t at = std::string_view(text).substr(begin, end - begin).rfind('@');
+    if (at == std::string_view::npos || at == 0) {
+        return end;
+    }
+    text.replace(begin, at, "***");
+    return end - at + 3;
+}
+
+}  // namespace
+
+std::string_view to_string(HttpOutcome outcome) {
+    switch (outcome) {
+        case HttpOutcome::ok: return "ok";
+        case HttpOutcome::not_found: return "not found";
+        case HttpOutcome::transient_exhausted: return "transient failure, retries exhausted";
+        case HttpOutcome::fatal: return "fatal";
+    }
+    return "unknown";
+}
+
+std::vector<HttpResponse> fetch_all(const std::vector<HttpRequest>& requests,
+                                    const HttpOptions& options) {
+    std::vector<HttpResponse> responses(requests.size());
+    if (!requests.empty()) {
+        Fetcher(requests, responses, options).run();
+    }
+    return responses;
+}
+
+std::string redact_url(std::string text) {
+    if (text.find("://") == std::string::npos) {
+        mask_userinfo(text, 0);
+        return text;
+    }
+    std::size_t pos = 0;
+    while ((pos = text.find("://", pos)) != std::string::npos) {
+        pos = mask_userinfo(text, pos + 3);
+    }
+    return text;
+}
+
+std::chrono::milliseconds retry_delay(int tries_made, std::optional<std::chrono::seconds> retry_after,
+                                      const HttpOptions& options) {
+    const std::chrono::milliseconds cap = options.max_retry_after;
+    std::chrono::milliseconds delay = options.backoff;
+    for (int i = 1; i < tries_made && delay < cap; ++i) {
+        delay *= 2;
+    }
+    if (retry_after && *retry_after > delay) {
+        delay = *retry_after;
+    }
+    return std::min(delay, cap);
+}
+
+}  // namespace stackup::base

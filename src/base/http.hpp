@@ -1,0 +1,64 @@
+#pragma once
+// Parallel HTTP GETs over one libcurl multi handle: every request in flight at
+// once (up to a cap), connections reused, HTTP/2 where offered, each transfer
+// retried on transient failures and classified. libcurl is used only in http.cpp.
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stackup::base {
+
+enum class HttpOutcome {
+    ok,                   // 2xx
+    not_found,            // 404 or 410: "not there", never retried
+    transient_exhausted,  // timeouts, resets, refused, 5xx, 429, ... on every try
+    fatal,                // any other status or transport error; not retried
+};
+
+std::string_view to_string(HttpOutcome outcome);
+
+struct HttpRequest {
+    std::string url;                   // may hold user:pass@ for basic auth
+    std::vector<std::string> headers;  // "Name: value"
+};
+
+struct HttpOptions {
+    long timeout_seconds = 30;          // whole transfer, per attempt
+    long connect_timeout_seconds = 10;  // curl uses the smaller of the two
+    int max_tries = 3;
+    int max_in_flight = 32;
+    std::chrono::milliseconds backoff{500};       // before try 2; doubles after
+    std::chrono::seconds max_retry_after{60};     // caps Retry-After and backoff
+    std::string user_agent;                       // empty: curl sends none
+};
+
+struct HttpResponse {
+    HttpOutcome outcome = HttpOutcome::fatal;
+    long status = 0;            // 0 when no HTTP response came
+    std::string final_url;      // after redirects, as curl reports it: may hold credentials
+    std::string content_type;   // as sent, e.g. "text/html; charset=utf-8"
+    std::string body;
+    int attempts = 0;
+    std::string error;          // empty when ok; never holds credentials
+
+    bool ok() const { return outcome == HttpOutcome::ok; }
+};
+
+// Responses in the order of `requests`; never throws for a failed transfer.
+std::vector<HttpResponse> fetch_all(const std::vector<HttpRequest>& requests,
+                                    const HttpOptions& options = {});
+
+// Replaces the user:password@ of every URL in `text` with "***@". A text with
+// no "://" is read as one URL without a scheme ("user:pw@host/path").
+std::string redact_url(std::string text);
+
+// The wait before try `tries_made + 1`: exponential backoff, or the server's
+// Retry-After when that is longer, both capped by options.max_retry_after.
+std::chrono::milliseconds retry_delay(int tries_made,
+                                      std::optional<std::chrono::seconds> retry_after,
+                                      const HttpOptions& options);
+
+}  // namespace stackup::base
