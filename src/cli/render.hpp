@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "snapshot/store.hpp"
 #include "txn/apply.hpp"
 
 namespace stackup::cli {
@@ -11,5 +12,12 @@ namespace stackup::cli {
 std::string render_package_row(const txn::PackageRow& row);
 // upgrade, downgrade, reinstall, new, removed
 std::string change_kind(const txn::PackageRow& row);
+
+// "812.4 MiB"
+std::string render_bytes(std::uint64_t bytes);
+// "20261202T160501Z-3fa9  2026-12-02T16:05:01Z  'manual'  1234 entries  12.0 MiB"
+std::string render_snapshot_row(const snapshot::SnapshotInfo& info);
+// Every metadata field, then one line per distribution.
+std::string render_snapshot_details(const snapshot::SnapshotInfo& info);
 
 }  // namespace stackup::cli

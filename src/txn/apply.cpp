@@ -13,6 +13,7 @@
 #include "installer/runner.hpp"
 #include "snapshot/store.hpp"
 #include "txn/common.hpp"
+#include "txn/journal.hpp"
 #include "venv/toolkit.hpp"
 
 namespace stackup::txn {
@@ -213,8 +214,27 @@ Outcome outcome_of(const std::vector<StepReport>& steps) {
     return Outcome::applied;
 }
 
-void roll_back(snapshot::Store& store, const Options& options, Observer& observer, ApplyReport& report) {
+// Journal writes after the venv changed are best effort: a failing disk must
+// not stop the restore.
+void note(Journal& journal, RecordKind kind, const std::string& why) {
+    try {
+        Record r;
+        r.kind = kind;
+        r.why = why;
+        if (is_terminal(kind)) {
+            journal.close(kind, why);
+        } else {
+            journal.append(r);
+        }
+    } catch (const std::exception& e) {
+        base::log::warn(std::string("cannot write the journal: ") + e.what());
+    }
+}
+
+void roll_back(snapshot::Store& store, const Options& options, Observer& observer, Journal& journal,
+               ApplyReport& report) {
     observer.rolling_back(report.snapshot_id, report.failure);
+    note(journal, RecordKind::rolling_back, report.failure);
     try {
         auto restored = store.restore(report.snapshot_id, options.venv);
         report.rolled_back = true;
@@ -222,7 +242,53 @@ void roll_back(snapshot::Store& store, const Options& options, Observer& observe
     } catch (const std::exception& e) {
         report.outcome = Outcome::rollback_failed;
         report.rollback_error = e.what();
+        // The journal stays open: the next run refuses, and `stackup rollback` retries.
+        note(journal, RecordKind::rollback_failed, report.rollback_error);
+        return;
     }
+    note(journal, RecordKind::rolled_back, report.failure);
+}
+
+// Exit 7 when an earlier run did not end: its snapshot is the way back.
+void refuse_interrupted(const std::filesystem::path& state_dir) {
+    if (auto open = open_transaction(state_dir)) {
+        throw Error(ExitCode::interrupted, describe_interrupted(*open, state_dir));
+    }
+}
+
+// Each step between a step_running and a step_verified record; stops at the first failure.
+void run_steps(Run& run, Journal& journal, const manifest::Manifest& m, venv::Facts& facts, ApplyReport& report) {
+    for (std::size_t i = 0; i < m.steps.size(); ++i) {
+        Record running;
+        running.kind = RecordKind::step_running;
+        running.step = i + 1;
+        running.name = m.steps[i].name;
+        journal.append(running);
+        if (!run.step(i, facts, report)) {
+            return;
+        }
+        Record verified;
+        verified.kind = RecordKind::step_verified;
+        verified.step = i + 1;
+        journal.append(verified);
+    }
+}
+
+snapshot::SnapshotInfo take_snapshot(snapshot::Store& store, const manifest::Manifest& m, const Options& options,
+                                     const venv::Facts& facts, Journal& journal) {
+    snapshot::SnapshotInfo snap;
+    try {
+        snap = store.create(options.venv,
+                            {"before apply of " + m.name, m.source.string(), distribution_pairs(facts)});
+    } catch (...) {
+        journal.discard();  // nothing was touched
+        throw;
+    }
+    Record taken;
+    taken.kind = RecordKind::snapshot_taken;
+    taken.snapshot_id = snap.id;
+    journal.append(taken);
+    return snap;
 }
 
 }  // namespace
@@ -259,6 +325,7 @@ ExitCode ApplyReport::exit_code() const {
 
 ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer& observer) {
     auto lock = acquire_lock(options.state_dir, "apply " + m.source.string());
+    refuse_interrupted(options.state_dir);
     auto env = installer::child_environment(m, options.venv, options.caller_env);
 
     ApplyReport report;
@@ -273,16 +340,16 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
         report.steps.push_back(std::move(pending));
     }
 
+    auto journal = Journal::begin(options.state_dir, m.source.string(), options.venv.string());
     snapshot::Store store(options.state_dir);
-    auto snap = store.create(options.venv, {"before apply of " + m.name, m.source.string(), distribution_pairs(facts)});
+    auto snap = take_snapshot(store, m, options, facts, journal);
     report.snapshot_id = snap.id;
     report.snapshot_path = snap.dir;
     observer.snapshot_taken(snap.id, report.snapshot_path);
 
     Run run(m, options, observer, env);
     try {
-        for (std::size_t i = 0; i < m.steps.size() && run.step(i, facts, report); ++i) {
-        }
+        run_steps(run, journal, m, facts, report);
         report.outcome = outcome_of(report.steps);
         if (report.outcome == Outcome::applied) {
             run.checks(report);
@@ -293,10 +360,11 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
         report.failure = std::string("the run stopped: ") + e.what();
     }
     if (report.outcome != Outcome::applied) {
-        roll_back(store, options, observer, report);
+        roll_back(store, options, observer, journal, report);
         return report;
     }
-    report.pruned = prune(store, options.venv, m.snapshot_keep, snap.id);
+    note(journal, RecordKind::committed, "");
+    report.pruned = prune(store, options.state_dir, options.venv, m.snapshot_keep, snap.id);
     return report;
 }
 

@@ -86,8 +86,10 @@ public:
 };
 
 // Throws Error for what stops the run before anything is touched (lock held:
-// locked; no python, wrong interpreter, uv missing: preflight_failed). Once the
-// snapshot exists, every failure ends in a restore and is reported as data.
+// locked; an earlier run's journal still open: interrupted; no python, wrong
+// interpreter, uv missing: preflight_failed). Once the snapshot exists, every
+// failure ends in a restore and is reported as data. Each phase is journaled
+// (txn/journal.hpp).
 ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer& observer);
 
 }  // namespace stackup::txn

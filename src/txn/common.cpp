@@ -2,6 +2,7 @@
 
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "txn/journal.hpp"
 
 namespace stackup::txn {
 
@@ -43,12 +44,21 @@ verify::Mismatch check_mismatch(const CheckReport& c) {
     return {"", "", "check '" + c.name + "'", "it passes", found};
 }
 
-std::vector<std::string> prune(snapshot::Store& store, const std::filesystem::path& venv, int keep,
-                               const std::string& keep_id) {
+std::vector<std::string> prune(snapshot::Store& store, const std::filesystem::path& state_dir,
+                               const std::filesystem::path& venv, int keep, const std::string& keep_id) {
+    std::string needed;
+    try {
+        if (auto open = open_transaction(state_dir)) {
+            needed = open->snapshot_id;
+        }
+    } catch (const std::exception& e) {
+        base::log::warn(std::string("not pruning: ") + e.what());
+        return {};
+    }
     std::vector<std::string> removed;
     int kept = 0;
     for (const auto& info : store.list()) {  // newest first
-        if (info.venv != venv) {
+        if (info.venv != venv || info.id == needed) {
             continue;
         }
         if (info.id == keep_id || kept < keep) {

@@ -25,8 +25,10 @@ CheckReport run_check(const manifest::Manifest& m, const std::filesystem::path& 
                       const manifest::Check& check);
 verify::Mismatch check_mismatch(const CheckReport& c);
 
-// Keeps the newest `keep` snapshots of `venv` (and always `keep_id`); returns the removed ids.
-std::vector<std::string> prune(snapshot::Store& store, const std::filesystem::path& venv, int keep,
-                               const std::string& keep_id);
+// Keeps the newest `keep` snapshots of `venv`, always `keep_id` (when not
+// empty) and the snapshot an interrupted run in `state_dir` needs; returns
+// the removed ids. An unreadable journal removes nothing.
+std::vector<std::string> prune(snapshot::Store& store, const std::filesystem::path& state_dir,
+                               const std::filesystem::path& venv, int keep, const std::string& keep_id);
 
 }  // namespace stackup::txn

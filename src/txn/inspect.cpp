@@ -3,6 +3,7 @@
 #include "base/error.hpp"
 #include "installer/command.hpp"
 #include "txn/common.hpp"
+#include "txn/journal.hpp"
 
 namespace stackup::txn {
 
@@ -23,9 +24,10 @@ VerifyReport verify_env(const manifest::Manifest& m, const Options& options) {
     return report;
 }
 
-RollbackReport rollback(const Options& options, const std::optional<std::string>& id) {
-    auto lock = acquire_lock(options.state_dir, "rollback");
-    snapshot::Store store(options.state_dir);
+namespace {
+
+snapshot::SnapshotInfo find_target(const snapshot::Store& store, const Options& options,
+                                   const std::optional<std::string>& id) {
     std::optional<snapshot::SnapshotInfo> target;
     if (id) {
         target = store.find(*id);
@@ -48,18 +50,65 @@ RollbackReport rollback(const Options& options, const std::optional<std::string>
         throw Error(ExitCode::rollback_failed, "snapshot " + target->id + " is of " + target->venv.string() +
                                                    ", not of " + options.venv.string());
     }
-    std::vector<std::string> warnings;
+    return *target;
+}
+
+std::vector<std::string> restore(const snapshot::Store& store, const snapshot::SnapshotInfo& target,
+                                 const Options& options) {
     try {
-        auto restored = store.restore(target->id, options.venv);
-        warnings = restored.warnings;
+        return store.restore(target.id, options.venv).warnings;
     } catch (const Error&) {
         throw;
     } catch (const std::exception& e) {
-        throw Error(ExitCode::rollback_failed, "restoring snapshot " + target->id + " (" +
-                                                   target->dir.string() + ") into " +
-                                                   options.venv.string() + " failed: " + e.what());
+        throw Error(ExitCode::rollback_failed, "restoring snapshot " + target.id + " (" + target.dir.string() +
+                                                   ") into " + options.venv.string() + " failed: " + e.what());
     }
-    return {target->id, target->dir, target->created, warnings};
+}
+
+// Closes an interrupted run that died before its snapshot: nothing to restore.
+RollbackReport close_untouched(snapshot::Store& store, const Options& options, const OpenTransaction& open) {
+    auto journal = Journal::reopen(options.state_dir);
+    journal.close(RecordKind::rolled_back, "closed by stackup rollback: the run died before its snapshot");
+    RollbackReport report;
+    report.closed = open;
+    for (const auto& id : store.cleanup_incomplete()) {
+        report.warnings.push_back("removed the incomplete snapshot " + id + " that run left");
+    }
+    return report;
+}
+
+}  // namespace
+
+RollbackReport rollback(const Options& options, const std::optional<std::string>& id) {
+    auto lock = acquire_lock(options.state_dir, "rollback");
+    snapshot::Store store(options.state_dir);
+    auto open = open_transaction(options.state_dir);
+    if (open && !open->touched() && !id) {
+        return close_untouched(store, options, *open);
+    }
+    // An interrupted run's own snapshot is the state it left from, not merely the latest.
+    auto wanted = id ? id : (open ? std::optional<std::string>(open->snapshot_id) : std::nullopt);
+    auto target = find_target(store, options, wanted);
+    std::vector<std::string> warnings;
+    try {
+        warnings = restore(store, target, options);
+    } catch (const Error& e) {
+        if (open) {
+            try {
+                Record failed;
+                failed.kind = RecordKind::rollback_failed;
+                failed.why = e.what();
+                Journal::reopen(options.state_dir).append(failed);
+            } catch (const std::exception&) {  // the restore's error is the one to report
+            }
+        }
+        throw;
+    }
+    if (open) {
+        Journal::reopen(options.state_dir).close(RecordKind::rolled_back,
+                                                 "closed by stackup rollback to snapshot " + target.id);
+    }
+    return {target.id, target.dir, target.created, warnings, open};
 }
 
 }  // namespace stackup::txn
