@@ -82,3 +82,27 @@ TEST_SUITE("venv") {
         }
     }
 }
+
+#include "venv/platform.hpp"
+
+TEST_SUITE("venv") {
+    TEST_CASE("the probe's interpreter becomes the tag rules' interpreter") {
+        CHECK(parse_glibc("glibc 2.36") == stackup::pep::LibcVersion{2, 36});
+        CHECK_FALSE(parse_glibc(""));
+        CHECK_FALSE(parse_glibc("musl 1.2"));
+        Interpreter i;
+        i.implementation = "cpython";
+        i.major = 3;
+        i.minor = 12;
+        i.soabi = "cpython-312-x86_64-linux-gnu";
+        i.libc = "glibc 2.35";
+        i.machine = "x86_64";
+        auto t = tag_interpreter(i);
+        CHECK(t.abi == "cp312");
+        CHECK(t.glibc == stackup::pep::LibcVersion{2, 35});
+        CHECK(t.arch == "x86_64");
+        auto tags = stackup::pep::supported_tags(t);
+        REQUIRE_FALSE(tags.empty());
+        CHECK(tags.front().str() == "cp312-cp312-manylinux_2_35_x86_64");
+    }
+}
