@@ -18,6 +18,8 @@ void add_common_options(CLI::App& app, CommonOptions& common, bool& verbose, boo
     app.add_option("--state-dir", common.state_dir, "where snapshots live (default: .stackup/ beside the venv)")
         ->envname("STACKUP_STATE_DIR");
     app.add_option("--uv", common.uv, "the uv to run (default: uv on PATH)")->envname("STACKUP_UV");
+    app.add_option("--http-timeout", common.http_timeout, "seconds per index request (failed requests are retried)")
+        ->check(CLI::PositiveNumber);
     app.add_flag("-v,--verbose", verbose, "say more, including each child's argv");
     app.add_flag("-q,--quiet", quiet, "say only what failed");
 }

@@ -21,6 +21,15 @@ public:
         say("  " + uv_version + ", python " + facts.interpreter.version + ", " +
             std::to_string(facts.distributions.size()) + " distributions installed");
     }
+    void planned(const plan::Plan& plan) override {
+        if (verbosity_ == Verbosity::quiet) {
+            return;
+        }
+        std::istringstream table(render_plan(plan));
+        for (std::string line; std::getline(table, line);) {
+            say("  " + line);
+        }
+    }
     void snapshot_taken(const std::string& id, const std::filesystem::path& path) override {
         say("  snapshot " + id + " taken (" + path.string() + ")");
     }

@@ -22,6 +22,7 @@ struct Command {
     CommandSetup setup;
 };
 
+std::function<int()> setup_plan(CLI::App& sub, const CommonOptions& common);
 std::function<int()> setup_apply(CLI::App& sub, const CommonOptions& common);
 std::function<int()> setup_verify(CLI::App& sub, const CommonOptions& common);
 std::function<int()> setup_rollback(CLI::App& sub, const CommonOptions& common);
@@ -30,6 +31,7 @@ std::function<int()> setup_status(CLI::App& sub, const CommonOptions& common);
 
 inline const std::vector<Command>& commands() {
     static const std::vector<Command> table{
+        {"plan", "preflight: every requested wheel on its index, the exact file each step installs", setup_plan},
         {"apply", "snapshot, install each step, verify after each, roll back on any failure", setup_apply},
         {"verify", "check the venv against the manifest's expectations (touches nothing)", setup_verify},
         {"rollback", "restore the interrupted run's, the latest or the named snapshot, exactly", setup_rollback},

@@ -30,6 +30,7 @@ txn::Options txn_options(const CommonOptions& common, const manifest::Manifest* 
     o.state_dir = txn::state_dir_for(o.venv, root);
     o.uv = common.uv.empty() ? "uv" : common.uv;
     o.caller_env = base::current_environment();
+    o.http.timeout_seconds = common.http_timeout;
     return o;
 }
 

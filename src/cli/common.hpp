@@ -17,6 +17,7 @@ struct CommonOptions {
     std::string venv;        // --venv
     std::string state_dir;   // --state-dir / STACKUP_STATE_DIR
     std::string uv;          // --uv / STACKUP_UV
+    long http_timeout = 30;  // --http-timeout SECONDS, per request attempt
     Verbosity verbosity = Verbosity::normal;
 };
 

@@ -1,6 +1,8 @@
 #include "cli/render.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include "pep/version.hpp"
 
@@ -60,6 +62,49 @@ std::string render_snapshot_details(const snapshot::SnapshotInfo& info) {
     out += "distributions: " + std::to_string(info.distributions.size()) + "\n";
     for (const auto& [name, version] : info.distributions) {
         out += "  " + name + " " + version + "\n";
+    }
+    return out;
+}
+
+namespace {
+
+std::string padded(const std::string& text, std::size_t width) {
+    return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
+}
+
+}  // namespace
+
+std::string render_plan(const plan::Plan& plan) {
+    std::vector<std::vector<std::string>> rows{{"step", "package", "now", "", "planned", "change", "file"}};
+    for (const auto& step : plan.steps) {
+        for (const auto& p : step.packages) {
+            std::string planned = p.choice ? p.choice->wheel.version.str() : "(none fits)";
+            std::string file = p.choice ? p.choice->file.filename + " (" + p.index + ")" : "";
+            rows.push_back({step.name, p.name, p.installed.empty() ? "-" : p.installed, "->", planned, p.change(), file});
+        }
+    }
+    std::vector<std::size_t> widths(rows.front().size(), 0);
+    for (const auto& row : rows) {
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            widths[i] = std::max(widths[i], row[i].size());
+        }
+    }
+    std::string out;
+    for (const auto& row : rows) {
+        std::string line;
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            line += (i ? "  " : "") + (i + 1 == row.size() ? row[i] : padded(row[i], widths[i]));
+        }
+        while (!line.empty() && line.back() == ' ') {
+            line.pop_back();
+        }
+        out += line + "\n";
+    }
+    for (const auto& w : plan.warnings) {
+        out += "warning: " + w + "\n";
+    }
+    for (const auto& problem : plan.problems) {
+        out += "missing: " + problem + "\n";
     }
     return out;
 }

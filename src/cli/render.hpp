@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "plan/planner.hpp"
 #include "snapshot/store.hpp"
 #include "txn/apply.hpp"
 
@@ -12,6 +13,9 @@ namespace stackup::cli {
 std::string render_package_row(const txn::PackageRow& row);
 // upgrade, downgrade, reinstall, new, removed
 std::string change_kind(const txn::PackageRow& row);
+
+// The plan table: step, package, now -> planned, change, file; then each problem.
+std::string render_plan(const plan::Plan& plan);
 
 // "812.4 MiB"
 std::string render_bytes(std::uint64_t bytes);

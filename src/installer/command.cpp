@@ -35,8 +35,17 @@ base::Environment child_environment(const manifest::Manifest& m, const std::file
     return env;
 }
 
+std::vector<std::string> as_written(const manifest::Step& step) {
+    std::vector<std::string> out;
+    for (const auto& req : step.packages) {
+        out.push_back(req.str());
+    }
+    return out;
+}
+
 std::vector<std::string> install_argv(const manifest::Manifest& m, const manifest::Step& step,
-                                      const std::string& uv, const std::filesystem::path& venv, Mode mode) {
+                                      const std::vector<std::string>& requirements, const std::string& uv,
+                                      const std::filesystem::path& venv, Mode mode) {
     std::vector<std::string> argv{uv, "pip", "install", "--python", venv::python_of(venv).string(), "--no-config",
                                   "--no-progress", "--color", "never"};
     const std::string& step_index = m.indexes.at(step.index);
@@ -59,15 +68,14 @@ std::vector<std::string> install_argv(const manifest::Manifest& m, const manifes
     for (const auto& req : step.packages) {
         argv.insert(argv.end(), {"--reinstall-package", req.normalized_name()});
     }
-    for (const auto& req : step.packages) {
-        argv.push_back(req.str());
-    }
+    argv.insert(argv.end(), requirements.begin(), requirements.end());
     return argv;
 }
 
-Invocation step_invocation(const manifest::Manifest& m, const manifest::Step& step, const std::string& uv,
+Invocation step_invocation(const manifest::Manifest& m, const manifest::Step& step,
+                           const std::vector<std::string>& requirements, const std::string& uv,
                            const std::filesystem::path& venv, const base::Environment& caller, Mode mode) {
-    return {install_argv(m, step, uv, venv, mode), child_environment(m, venv, caller)};
+    return {install_argv(m, step, requirements, uv, venv, mode), child_environment(m, venv, caller)};
 }
 
 std::string redact(std::string text) {

@@ -25,14 +25,20 @@ struct Invocation {
 base::Environment child_environment(const manifest::Manifest& m, const std::filesystem::path& venv,
                                     const base::Environment& caller);
 
+// The step's requirements as the manifest wrote them (the plan's pins replace them).
+std::vector<std::string> as_written(const manifest::Step& step);
+
 // `uv pip install --python <venv>/bin/python --no-config ... --reinstall-package
 // NAME... REQUIREMENTS`: the step's index as --index and default_index as
 // --default-index; without default_index the step's index is the default, so
-// nothing comes from anywhere else.
+// nothing comes from anywhere else. `requirements` are what to install (the
+// plan's exact pins); every package of the step is reinstalled.
 std::vector<std::string> install_argv(const manifest::Manifest& m, const manifest::Step& step,
-                                      const std::string& uv, const std::filesystem::path& venv, Mode mode);
+                                      const std::vector<std::string>& requirements, const std::string& uv,
+                                      const std::filesystem::path& venv, Mode mode);
 
-Invocation step_invocation(const manifest::Manifest& m, const manifest::Step& step, const std::string& uv,
+Invocation step_invocation(const manifest::Manifest& m, const manifest::Step& step,
+                           const std::vector<std::string>& requirements, const std::string& uv,
                            const std::filesystem::path& venv, const base::Environment& caller, Mode mode);
 
 // Masks credentials in URLs ("https://user:pw@host" -> "https://***@host").

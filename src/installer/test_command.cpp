@@ -36,7 +36,7 @@ bool has_pair(const std::vector<std::string>& argv, const std::string& flag, con
 TEST_SUITE("installer") {
     TEST_CASE("a step's uv argv: its index first, the default index below, every package reinstalled") {
         auto m = two_index_manifest();
-        auto argv = installer::install_argv(m, m.steps[0], "/opt/uv", m.venv, installer::Mode::install);
+        auto argv = installer::install_argv(m, m.steps[0], installer::as_written(m.steps[0]), "/opt/uv", m.venv, installer::Mode::install);
         CHECK(std::vector<std::string>(argv.begin(), argv.begin() + 6) ==
               std::vector<std::string>{"/opt/uv", "pip", "install", "--python", "/srv/env/bin/python", "--no-config"});
         CHECK(has_pair(argv, "--index", "http://127.0.0.1:9/pytorch/"));
@@ -54,12 +54,13 @@ TEST_SUITE("installer") {
         m.default_index.reset();
         m.steps[0].deps = false;
         m.steps[0].prerelease = false;
-        auto argv = installer::install_argv(m, m.steps[0], "uv", m.venv, installer::Mode::dry_run);
+        auto argv = installer::install_argv(m, m.steps[0], {"torch==2.11.0"}, "uv", m.venv, installer::Mode::dry_run);
         CHECK(has_pair(argv, "--default-index", "http://127.0.0.1:9/pytorch/"));
         CHECK(std::count(argv.begin(), argv.end(), "--index") == 0);
         CHECK(std::count(argv.begin(), argv.end(), "--no-deps") == 1);
         CHECK(std::count(argv.begin(), argv.end(), "--dry-run") == 1);
         CHECK(std::count(argv.begin(), argv.end(), "--prerelease") == 0);
+        CHECK(argv.back() == "torch==2.11.0");  // the plan's pin, not the requirement as written
     }
 
     TEST_CASE("the child environment drops the caller's PIP_* and UV_*, adds what we mean") {

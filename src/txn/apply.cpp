@@ -14,39 +14,12 @@
 #include "snapshot/store.hpp"
 #include "txn/common.hpp"
 #include "txn/journal.hpp"
-#include "venv/toolkit.hpp"
+#include "txn/preflight.hpp"
 
 namespace stackup::txn {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-void check_interpreter(const manifest::Manifest& m, const venv::Facts& facts, const std::filesystem::path& venv) {
-    if (!facts.interpreter.is_venv) {
-        throw Error(ExitCode::preflight_failed,
-                    venv.string() + " is not a virtual environment (its python's sys.prefix is its base prefix)");
-    }
-    std::string have = std::to_string(facts.interpreter.major) + "." + std::to_string(facts.interpreter.minor);
-    if (m.python && *m.python != have) {
-        throw Error(ExitCode::preflight_failed, "the venv's python is " + facts.interpreter.version +
-                                                    "; the manifest requires " + *m.python);
-    }
-}
-
-void check_toolkit(const manifest::Manifest& m, const base::Environment& env) {
-    if (!m.cuda || m.cuda->toolkit.empty()) {
-        return;
-    }
-    auto toolkit = venv::probe_toolkit(m.cuda->home, env);
-    if (!toolkit.release) {
-        throw Error(ExitCode::preflight_failed,
-                    "CUDA toolkit " + m.cuda->toolkit + " asked, but " + toolkit.problem);
-    }
-    if (*toolkit.release != m.cuda->toolkit) {
-        throw Error(ExitCode::preflight_failed, "CUDA toolkit " + m.cuda->toolkit + " asked, but " +
-                                                    toolkit.nvcc.string() + " reports " + *toolkit.release);
-    }
-}
 
 std::map<std::string, std::string> versions_of(const venv::Facts& facts) {
     std::map<std::string, std::string> out;
@@ -111,8 +84,9 @@ public:
     // Returns false when the step failed; the report says how.
     bool step(std::size_t i, venv::Facts& facts, ApplyReport& report) {
         const manifest::Step& step = m_.steps[i];
-        auto invocation = installer::step_invocation(m_, step, options_.uv, options_.venv, options_.caller_env,
-                                                     installer::Mode::install);
+        auto pins = pins_of(report.plan.steps.at(i), step);
+        auto invocation = installer::step_invocation(m_, step, pins, options_.uv, options_.venv,
+                                                     options_.caller_env, installer::Mode::install);
         StepReport& r = report.steps[i];
         r.argv.clear();
         for (const auto& arg : invocation.argv) {
@@ -334,6 +308,9 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
     check_interpreter(m, facts, options.venv);
     check_toolkit(m, env);
     observer.preflight(facts, report.uv_version);
+    report.plan = plan_against_indexes(m, facts, options.http);
+    observer.planned(report.plan);
+    require_plan_ok(report.plan);
     for (const auto& step : m.steps) {
         StepReport pending;
         pending.name = step.name;

@@ -7,9 +7,11 @@
 #include <string_view>
 #include <vector>
 
+#include "base/http.hpp"
 #include "base/process.hpp"
 #include "installer/summary.hpp"
 #include "manifest/manifest.hpp"
+#include "plan/planner.hpp"
 #include "venv/probe.hpp"
 #include "verify/verify.hpp"
 
@@ -20,6 +22,7 @@ struct Options {
     std::filesystem::path state_dir;   // this venv's own state folder
     std::string uv;                    // program name or path
     base::Environment caller_env;
+    base::HttpOptions http;            // for the index pages
 };
 
 // <root>/<venv name>-<8 hex of its absolute path>, root defaulting to
@@ -58,6 +61,7 @@ enum class Outcome { applied, verification_failed, installer_failed, rollback_fa
 struct ApplyReport {
     Outcome outcome = Outcome::applied;
     std::string uv_version;
+    plan::Plan plan;                            // the exact pins each step installs
     std::string snapshot_id;
     std::filesystem::path snapshot_path;
     std::vector<StepReport> steps;
@@ -77,6 +81,7 @@ class Observer {
 public:
     virtual ~Observer() = default;
     virtual void preflight(const venv::Facts&, const std::string& /*uv_version*/) {}
+    virtual void planned(const plan::Plan&) {}
     virtual void snapshot_taken(const std::string& /*id*/, const std::filesystem::path&) {}
     virtual void step_started(std::size_t /*index*/, std::size_t /*count*/, const StepReport&) {}
     virtual void installer_line(std::string_view) {}

@@ -1,0 +1,223 @@
+#include "plan/planner.hpp"
+
+#include <algorithm>
+
+#include "pep/tags.hpp"
+#include "venv/platform.hpp"
+
+namespace stackup::plan {
+namespace {
+
+const index::ProjectPage* page_of(const std::vector<index::ProjectPage>& pages, const std::string& index,
+                                  const std::string& project) {
+    for (const auto& p : pages) {
+        if (p.request.index == index && p.request.project == project) {
+            return &p;
+        }
+    }
+    return nullptr;
+}
+
+const manifest::Expectation* expectation_of(const manifest::Step& step, const std::string& dist) {
+    for (const auto& e : step.expect) {
+        if (e.dist == dist) {
+            return &e;
+        }
+    }
+    return nullptr;
+}
+
+// The requirement narrowed by the step's expectation: a version the expectation
+// rules out would only fail after the install, so it is never chosen.
+pep::Requirement narrowed(const pep::Requirement& req, const manifest::Expectation* e) {
+    pep::Requirement out = req;
+    if (e != nullptr && e->version) {
+        std::string joined = req.specifier.str();
+        joined += (joined.empty() ? "" : ",") + e->version->str();
+        if (auto both = pep::SpecifierSet::parse(joined)) {
+            out.specifier = *both;
+        }
+    }
+    return out;
+}
+
+// Where else the package is, for the message.
+std::string found_elsewhere(const manifest::Manifest& m, const std::vector<index::ProjectPage>& pages,
+                            const std::string& project) {
+    std::vector<std::string> on;
+    for (const auto& [name, _] : m.indexes) {
+        const auto* p = page_of(pages, name, project);
+        if (p != nullptr && p->outcome == base::HttpOutcome::ok && !p->files.empty()) {
+            on.push_back("'" + name + "'");
+        }
+    }
+    if (on.empty()) {
+        return "it is on none of this manifest's indexes";
+    }
+    std::string out = "it is on ";
+    for (std::size_t i = 0; i < on.size(); ++i) {
+        out += (i ? ", " : "") + on[i];
+    }
+    return out;
+}
+
+struct Context {
+    const manifest::Manifest& m;
+    const venv::Facts& facts;
+    const std::vector<index::ProjectPage>& pages;
+    pep::TagRanking tags;
+    pep::Version python;
+    std::string python_tag;
+};
+
+PlannedPackage plan_package(const Context& c, const manifest::Step& step, const pep::Requirement& req) {
+    PlannedPackage out;
+    out.name = req.normalized_name();
+    out.requirement = req.str();
+    if (const auto* d = c.facts.find(out.name)) {
+        out.installed = d->version;
+    }
+    const auto* e = expectation_of(step, out.name);
+    index::SelectRequest request{narrowed(req, e), step.prerelease, e ? e->local : std::nullopt, c.python,
+                                 c.python_tag};
+    std::vector<std::string> order{step.index};
+    if (c.m.default_index && *c.m.default_index != step.index) {
+        order.push_back(*c.m.default_index);
+    }
+    std::vector<std::string> misses;
+    for (const auto& index_name : order) {
+        const auto* page = page_of(c.pages, index_name, out.name);
+        if (page == nullptr) {
+            misses.push_back("not asked of index '" + index_name + "'");
+            continue;
+        }
+        if (page->outcome != base::HttpOutcome::ok && page->outcome != base::HttpOutcome::not_found) {
+            // uv would stop here too: an index that fails is not "not there".
+            out.problem = "index '" + index_name + "' did not answer for " + out.name + ": " + page->error;
+            return out;
+        }
+        if (page->outcome == base::HttpOutcome::not_found) {
+            misses.push_back("not on index '" + index_name + "' (" + std::to_string(page->status) + ")");
+            continue;
+        }
+        // uv's first-index strategy: the first index that has the project decides.
+        auto selection = index::select_wheel(page->files, request, c.tags);
+        if (selection.chosen) {
+            out.index = index_name;
+            out.choice = std::move(selection.chosen);
+        } else {
+            out.problem = selection.why_none + " (index '" + index_name + "')";
+        }
+        return out;
+    }
+    out.problem = out.name + " is " + misses.front();
+    for (std::size_t i = 1; i < misses.size(); ++i) {
+        out.problem += ", " + misses[i];
+    }
+    out.problem += "; " + found_elsewhere(c.m, c.pages, out.name);
+    return out;
+}
+
+}  // namespace
+
+std::string PlannedPackage::pin(const pep::Requirement& requirement) const {
+    if (!choice) {
+        return requirement.str();
+    }
+    std::string out = requirement.name;
+    if (!requirement.extras.empty()) {
+        out += "[";
+        for (std::size_t i = 0; i < requirement.extras.size(); ++i) {
+            out += (i ? "," : "") + requirement.extras[i];
+        }
+        out += "]";
+    }
+    out += "==" + choice->wheel.version.str();
+    if (!requirement.marker.empty()) {
+        out += "; " + requirement.marker;
+    }
+    return out;
+}
+
+std::string PlannedPackage::change() const {
+    if (!choice) {
+        return "none";
+    }
+    if (installed.empty()) {
+        return "new";
+    }
+    auto now = pep::Version::parse(installed);
+    const auto& next = choice->wheel.version;
+    if (!now || *now == next) {
+        return "reinstall";
+    }
+    return next > *now ? "upgrade" : "downgrade";
+}
+
+std::vector<index::PageRequest> pages_needed(const manifest::Manifest& m) {
+    std::vector<index::PageRequest> out;
+    auto add = [&](const std::string& index, const std::string& project) {
+        auto same = [&](const index::PageRequest& r) { return r.index == index && r.project == project; };
+        if (std::none_of(out.begin(), out.end(), same)) {
+            out.push_back({index, m.indexes.at(index), project});
+        }
+    };
+    for (const auto& step : m.steps) {
+        for (const auto& req : step.packages) {
+            add(step.index, req.normalized_name());
+            if (m.default_index) {
+                add(*m.default_index, req.normalized_name());
+            }
+        }
+    }
+    return out;
+}
+
+std::vector<index::PageRequest> pages_elsewhere(const manifest::Manifest& m,
+                                                const std::vector<index::ProjectPage>& pages) {
+    std::vector<index::PageRequest> out;
+    for (const auto& step : m.steps) {
+        for (const auto& req : step.packages) {
+            std::string project = req.normalized_name();
+            bool found = std::any_of(pages.begin(), pages.end(), [&](const index::ProjectPage& p) {
+                return p.request.project == project && p.outcome == base::HttpOutcome::ok;
+            });
+            if (found) {
+                continue;
+            }
+            for (const auto& [name, url] : m.indexes) {
+                auto asked = [&](const index::ProjectPage& p) { return p.request.index == name && p.request.project == project; };
+                auto queued = [&](const index::PageRequest& r) { return r.index == name && r.project == project; };
+                if (std::none_of(pages.begin(), pages.end(), asked) && std::none_of(out.begin(), out.end(), queued)) {
+                    out.push_back({name, url, project});
+                }
+            }
+        }
+    }
+    return out;
+}
+
+Plan make_plan(const manifest::Manifest& m, const venv::Facts& facts, const std::vector<index::ProjectPage>& pages) {
+    const auto& interp = facts.interpreter;
+    Context c{m, facts, pages, pep::TagRanking(pep::supported_tags(venv::tag_interpreter(interp))),
+              pep::Version::parse(interp.version).value_or(*pep::Version::parse("0")), venv::tag_interpreter(interp).abi};
+    Plan plan;
+    for (const auto& step : m.steps) {
+        PlannedStep planned{step.name, step.index, {}};
+        for (const auto& req : step.packages) {
+            auto p = plan_package(c, step, req);
+            if (!p.problem.empty()) {
+                plan.problems.push_back("step '" + step.name + "': " + p.problem);
+            } else if (p.choice) {
+                for (const auto& w : p.choice->warnings) {
+                    plan.warnings.push_back("step '" + step.name + "': " + w);
+                }
+            }
+            planned.packages.push_back(std::move(p));
+        }
+        plan.steps.push_back(std::move(planned));
+    }
+    return plan;
+}
+
+}  // namespace stackup::plan

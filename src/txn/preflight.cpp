@@ -1,0 +1,71 @@
+#include "txn/preflight.hpp"
+
+#include "base/error.hpp"
+#include "base/log.hpp"
+#include "venv/toolkit.hpp"
+
+namespace stackup::txn {
+
+void check_interpreter(const manifest::Manifest& m, const venv::Facts& facts, const std::filesystem::path& venv) {
+    if (!facts.interpreter.is_venv) {
+        throw Error(ExitCode::preflight_failed,
+                    venv.string() + " is not a virtual environment (its python's sys.prefix is its base prefix)");
+    }
+    std::string have = std::to_string(facts.interpreter.major) + "." + std::to_string(facts.interpreter.minor);
+    if (m.python && *m.python != have) {
+        throw Error(ExitCode::preflight_failed, "the venv's python is " + facts.interpreter.version +
+                                                    "; the manifest requires " + *m.python);
+    }
+}
+
+void check_toolkit(const manifest::Manifest& m, const base::Environment& env) {
+    if (!m.cuda || m.cuda->toolkit.empty()) {
+        return;
+    }
+    auto toolkit = venv::probe_toolkit(m.cuda->home, env);
+    if (!toolkit.release) {
+        throw Error(ExitCode::preflight_failed,
+                    "CUDA toolkit " + m.cuda->toolkit + " asked, but " + toolkit.problem);
+    }
+    if (*toolkit.release != m.cuda->toolkit) {
+        throw Error(ExitCode::preflight_failed, "CUDA toolkit " + m.cuda->toolkit + " asked, but " +
+                                                    toolkit.nvcc.string() + " reports " + *toolkit.release);
+    }
+}
+
+
+plan::Plan plan_against_indexes(const manifest::Manifest& m, const venv::Facts& facts, const base::HttpOptions& http) {
+    auto pages = index::fetch_pages(plan::pages_needed(m), http);
+    // Only for what was found nowhere: a second round, to say where it is.
+    auto elsewhere = plan::pages_elsewhere(m, pages);
+    if (!elsewhere.empty()) {
+        auto more = index::fetch_pages(elsewhere, http);
+        pages.insert(pages.end(), more.begin(), more.end());
+    }
+    for (const auto& p : pages) {
+        base::log::debug("index '" + p.request.index + "' " + p.request.project + ": " +
+                         std::string(base::to_string(p.outcome)) + ", " + std::to_string(p.files.size()) + " files");
+    }
+    return plan::make_plan(m, facts, pages);
+}
+
+std::vector<std::string> pins_of(const plan::PlannedStep& planned, const manifest::Step& step) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < step.packages.size(); ++i) {
+        out.push_back(planned.packages.at(i).pin(step.packages[i]));
+    }
+    return out;
+}
+
+void require_plan_ok(const plan::Plan& plan) {
+    if (plan.ok()) {
+        return;
+    }
+    std::string message = "preflight failed: not every requested wheel exists for this venv";
+    for (const auto& problem : plan.problems) {
+        message += "\n  " + problem;
+    }
+    throw Error(ExitCode::preflight_failed, message);
+}
+
+}  // namespace stackup::txn
