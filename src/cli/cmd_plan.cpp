@@ -21,6 +21,7 @@ std::function<int()> setup_plan(CLI::App& sub, const CommonOptions& common) {
         auto facts = venv::probe(options.venv, {}, env);
         txn::check_interpreter(m, facts, options.venv);
         txn::check_toolkit(m, env);
+        txn::check_driver(m, env);
         auto plan = txn::plan_against_indexes(m, facts, options.http);
         std::cout << "plan for " << options.venv.string() << " (python " << facts.interpreter.version << "):\n"
                   << render_plan(plan);

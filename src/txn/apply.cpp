@@ -307,6 +307,7 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
     venv::Facts facts = venv::probe(options.venv, {}, env);
     check_interpreter(m, facts, options.venv);
     check_toolkit(m, env);
+    check_driver(m, env);
     observer.preflight(facts, report.uv_version);
     report.plan = plan_against_indexes(m, facts, options.http);
     observer.planned(report.plan);

@@ -2,6 +2,8 @@
 
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "pep/version.hpp"
+#include "venv/driver.hpp"
 #include "venv/toolkit.hpp"
 
 namespace stackup::txn {
@@ -33,6 +35,27 @@ void check_toolkit(const manifest::Manifest& m, const base::Environment& env) {
     }
 }
 
+void check_driver(const manifest::Manifest& m, const base::Environment& env) {
+    if (!m.cuda || (!m.cuda->driver && !m.cuda->require_driver)) {
+        return;
+    }
+    auto driver = venv::probe_driver(env);
+    std::string wanted = m.cuda->driver ? m.cuda->driver->str() : "a driver";
+    if (!driver.version) {
+        if (m.cuda->require_driver) {
+            throw Error(ExitCode::preflight_failed, "NVIDIA driver " + wanted + " required, but none was seen: " +
+                                                        driver.source);
+        }
+        base::log::warn("no NVIDIA driver seen (" + driver.source + "); the manifest asks " + wanted +
+                        ": going on, as require_driver is false");
+        return;
+    }
+    auto version = pep::Version::parse(*driver.version);
+    if (m.cuda->driver && (!version || !m.cuda->driver->contains(*version, pep::Prereleases::allow))) {
+        throw Error(ExitCode::preflight_failed, "NVIDIA driver " + wanted + " asked, but " + driver.source +
+                                                    " reports " + *driver.version);
+    }
+}
 
 plan::Plan plan_against_indexes(const manifest::Manifest& m, const venv::Facts& facts, const base::HttpOptions& http) {
     auto pages = index::fetch_pages(plan::pages_needed(m), http);

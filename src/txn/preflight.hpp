@@ -18,6 +18,10 @@ void check_interpreter(const manifest::Manifest& m, const venv::Facts& facts, co
 // <cuda.home>/bin/nvcc reports cuda.toolkit.
 void check_toolkit(const manifest::Manifest& m, const base::Environment& env);
 
+// The driver meets cuda.driver; an absent driver is a warning, or a failure
+// with require_driver: true.
+void check_driver(const manifest::Manifest& m, const base::Environment& env);
+
 plan::Plan plan_against_indexes(const manifest::Manifest& m, const venv::Facts& facts, const base::HttpOptions& http);
 
 // The plan's exact pins for one step, in the step's order.

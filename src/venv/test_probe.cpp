@@ -106,3 +106,17 @@ TEST_SUITE("venv") {
         CHECK(tags.front().str() == "cp312-cp312-manylinux_2_35_x86_64");
     }
 }
+
+#include "venv/driver.hpp"
+
+TEST_SUITE("venv") {
+    TEST_CASE("driver versions from nvidia-smi and /proc") {
+        CHECK(parse_nvidia_smi("580.65.06\n580.65.06\n") == "580.65.06");
+        CHECK_FALSE(parse_nvidia_smi("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"));
+        CHECK(parse_proc_driver_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 "
+                                        "06:54:38 UTC 2025\nGCC version:  gcc version 12.2.0\n") == "580.65.06");
+        CHECK(parse_proc_driver_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  "
+                                        "Release Build") == "575.57.08");
+        CHECK_FALSE(parse_proc_driver_version(""));
+    }
+}

@@ -1,0 +1,65 @@
+#include "venv/driver.hpp"
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace stackup::venv {
+namespace {
+
+bool looks_like_version(const std::string& s) {
+    static const std::regex re("\\d+(\\.\\d+)+");
+    return std::regex_match(s, re);
+}
+
+std::string trimmed(std::string s) {
+    auto first = s.find_first_not_of(" \t\r\n");
+    auto last = s.find_last_not_of(" \t\r\n");
+    return first == std::string::npos ? "" : s.substr(first, last - first + 1);
+}
+
+}  // namespace
+
+std::optional<std::string> parse_nvidia_smi(std::string_view output) {
+    std::string line = trimmed(std::string(output.substr(0, output.find('\n'))));
+    if (looks_like_version(line)) {
+        return line;
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> parse_proc_driver_version(std::string_view text) {
+    static const std::regex re("Kernel Module(?: for [^ ]+)?\\s+(\\d+(?:\\.\\d+)+)");
+    std::match_results<std::string_view::const_iterator> m;
+    if (std::regex_search(text.begin(), text.end(), m, re)) {
+        return m[1].str();
+    }
+    return std::nullopt;
+}
+
+DriverFacts probe_driver(const base::Environment& env, const std::filesystem::path& proc_file) {
+    std::string smi = base::find_program("nvidia-smi", env);
+    std::string why = "nvidia-smi is not on PATH";
+    if (!smi.empty()) {
+        auto r = base::run_process({{smi, "--query-gpu=driver_version", "--format=csv,noheader"}, env, std::nullopt});
+        if (r.ok()) {
+            if (auto v = parse_nvidia_smi(r.output)) {
+                return {v, smi};
+            }
+            why = smi + " printed no driver version";
+        } else {
+            why = smi + " " + r.describe();
+        }
+    }
+    std::ifstream in(proc_file);
+    if (in) {
+        std::stringstream text;
+        text << in.rdbuf();
+        if (auto v = parse_proc_driver_version(text.str())) {
+            return {v, proc_file.string()};
+        }
+    }
+    return {std::nullopt, why + ", and " + proc_file.string() + " has no driver version"};
+}
+
+}  // namespace stackup::venv
