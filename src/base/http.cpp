@@ -1,5 +1,7 @@
 #include "base/http.hpp"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -64,7 +66,15 @@ bool global_init() {
     // curl_global_init is not thread-safe and must run once per process.
     static std::once_flag once;
     static CURLcode result = CURLE_OK;
-    std::call_once(once, [] { result = curl_global_init(CURL_GLOBAL_DEFAULT); });
+    std::call_once(once, [] {
+        result = curl_global_init(CURL_GLOBAL_DEFAULT);
+        // With CURLOPT_NOSIGNAL curl leaves SIGPIPE to us: a peer that drops the
+        // connection must be an error on that transfer, not the death of the process.
+        struct sigaction old {};
+        if (::sigaction(SIGPIPE, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) {
+            ::signal(SIGPIPE, SIG_IGN);
+        }
+    });
     return result == CURLE_OK;
 }
 

@@ -54,6 +54,7 @@ struct ChildSetup : bp::extend::handler {
     void on_exec_setup(Executor&) const {
         ::setpgid(0, 0);
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        ::signal(SIGPIPE, SIG_DFL);  // an ignored SIGPIPE of ours would survive exec
         keep_our_fds_out();
         if (::getppid() != parent) {
             ::_exit(127);  // the parent died before prctl took effect

@@ -84,3 +84,15 @@ TEST_SUITE("base") {
         CHECK(r.output == "closed\n");
     }
 }
+
+TEST_SUITE("base") {
+    TEST_CASE("an ignored SIGPIPE of ours is not passed on to the child") {
+        auto saved = ::signal(SIGPIPE, SIG_IGN);
+        auto r = run_process(sh("grep '^SigIgn' /proc/self/status"));
+        ::signal(SIGPIPE, saved);
+        REQUIRE(r.ok());
+        // SigIgn is a hex mask; SIGPIPE (13) is bit 12.
+        auto mask = std::stoull(r.output.substr(r.output.find(':') + 1), nullptr, 16);
+        CHECK((mask & (1ull << (SIGPIPE - 1))) == 0);
+    }
+}

@@ -1,5 +1,7 @@
 #include "cli/cli.hpp"
 
+#include <signal.h>
+
 #include <cstdlib>
 #include <iostream>
 
@@ -37,6 +39,9 @@ void apply_verbosity(CommonOptions& common, bool verbose, bool quiet) {
 }  // namespace
 
 int run(int argc, char** argv) {
+    // A reader that goes away (`stackup apply ... | tee` killed) must not kill a
+    // transaction halfway: writes fail instead, and the run still ends or rolls back.
+    ::signal(SIGPIPE, SIG_IGN);
     CLI::App app{"stackup: upgrade the GPU stack of a Python venv from a manifest, and never leave it broken"};
     app.require_subcommand(1);
     // Options may stand before or after the command.
