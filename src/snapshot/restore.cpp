@@ -1,7 +1,9 @@
 // Store::restore: the one path back from a broken venv. Its phases:
 //   load     the snapshot's info and index (refused when they disagree)
 //   stage    copy the snapshot tree to a hidden sibling of the venv, hashing as
-//            it copies; a tree that differs from its index is refused here,
+//            it copies (hard links: check each file's integrity record first,
+//            then link the files into the sibling, modes and mtimes from the
+//            index); a tree that differs from its index is refused here,
 //            before the venv is touched
 //   swap     exchange the staged tree and the venv in one rename
 //   settle   fsync the parent, remove the old tree (now at the staged path)
@@ -60,8 +62,34 @@ bool exists_nofollow(const std::filesystem::path& path) {
     return false;
 }
 
-// Copies the snapshot tree next to the venv and checks it against the index
-// in the same pass; returns the staged path.
+[[noreturn]] void refuse_damaged(const SnapshotInfo& info, const std::filesystem::path& venv,
+                                const std::vector<std::string>& differences) {
+    fail("snapshot " + info.id + " is damaged, refusing to restore it: its tree " +
+         (info.dir / detail::kTreeDir).string() + " differs from its index: " + join(differences) + "; " +
+         venv.string() + " was not touched");
+}
+
+// Hard links: the integrity check comes first, as linking cannot hash on the way.
+void stage_linked(const SnapshotInfo& info, const TreeIndex& expected, const std::filesystem::path& venv,
+                  const std::filesystem::path& staged) {
+    const auto tree = info.dir / detail::kTreeDir;
+    std::vector<std::string> differences;
+    try {
+        differences = check_links(expected, tree, detail::load_hashes(info.dir));
+        if (differences.empty()) {
+            stage_links(expected, tree, staged);
+        }
+    } catch (const std::exception& e) {
+        fail("cannot restore snapshot " + info.id + ": " + e.what() + "; " + venv.string() +
+             " was not touched; the snapshot is at " + info.dir.string());
+    }
+    if (!differences.empty()) {
+        refuse_damaged(info, venv, differences);
+    }
+}
+
+// Copies (or links) the snapshot tree next to the venv and checks it against
+// the index; returns the staged path.
 std::filesystem::path stage(const SnapshotInfo& info, const TreeIndex& expected,
                             const std::filesystem::path& venv) {
     const auto tree = info.dir / detail::kTreeDir;
@@ -69,6 +97,10 @@ std::filesystem::path stage(const SnapshotInfo& info, const TreeIndex& expected,
     // so the rename does not touch the tree's own ".." (or its mtime).
     const auto staged = venv.parent_path() / ("." + venv.filename().string() + ".stackup-restore-" +
                                               info.id + "-" + detail::random_hex4());
+    if (info.strategy == Strategy::hardlink) {
+        stage_linked(info, expected, venv, staged);
+        return staged;
+    }
     TreeIndex copied;
     try {
         copied = copy_tree(tree, staged, Contents::hash);
@@ -79,8 +111,7 @@ std::filesystem::path stage(const SnapshotInfo& info, const TreeIndex& expected,
     const auto differences = diff(expected, copied);
     if (!differences.empty()) {
         remove_quietly(staged);
-        fail("snapshot " + info.id + " is damaged, refusing to restore it: its tree " + tree.string() +
-             " differs from its index: " + join(differences) + "; " + venv.string() + " was not touched");
+        refuse_damaged(info, venv, differences);
     }
     return staged;
 }
@@ -161,8 +192,10 @@ void settle(const Swap& swap, const std::filesystem::path& venv, RestoreResult& 
 void check_restored(const SnapshotInfo& info, const TreeIndex& expected, const std::filesystem::path& venv,
                     RestoreResult& result) {
     TreeIndex now;
+    // Linked files are the snapshot's own inodes, just checked: metadata suffices.
+    const Contents contents = info.strategy == Strategy::hardlink ? Contents::metadata_only : Contents::hash;
     try {
-        now = index_tree(venv, Contents::hash);
+        now = index_tree(venv, contents);
     } catch (const std::exception& e) {
         fail("restored snapshot " + info.id + " into " + venv.string() + ", but cannot re-index it: " +
              e.what() + "; the snapshot is intact at " + info.dir.string());

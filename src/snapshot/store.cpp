@@ -12,7 +12,9 @@
 
 #include "base/error.hpp"
 #include "base/fs.hpp"
+#include "base/sha256.hpp"
 #include "snapshot/copy.hpp"
+#include "snapshot/link.hpp"
 #include "snapshot/store_internal.hpp"
 #include "snapshot/store_json.hpp"
 
@@ -22,13 +24,19 @@ std::string to_string(Strategy strategy) {
     switch (strategy) {
         case Strategy::copy:
             return "copy";
+        case Strategy::hardlink:
+            return "hardlink";
+        case Strategy::automatic:
+            return "automatic";
     }
     return "?";
 }
 
 std::optional<Strategy> strategy_from_string(const std::string& text) {
-    if (text == "copy") {
-        return Strategy::copy;
+    for (Strategy s : {Strategy::copy, Strategy::hardlink, Strategy::automatic}) {
+        if (to_string(s) == text) {
+            return s;
+        }
     }
     return std::nullopt;
 }
@@ -38,12 +46,26 @@ namespace detail {
 const char* const kInfoFile = "snapshot.json";
 const char* const kIndexFile = "index.json";
 const char* const kTreeDir = "tree";
+const char* const kHashesFile = "hashes.json";
 
 std::string random_hex4() {
     std::random_device rd;
     char buf[8];
     std::snprintf(buf, sizeof buf, "%04x", static_cast<unsigned>(rd() & 0xffff));
     return buf;
+}
+
+FileHashes load_hashes(const std::filesystem::path& dir) {
+    const auto path = dir / kHashesFile;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) {
+        return {};
+    }
+    try {
+        return json_format::hashes_from_json(base::read_file(path), path);
+    } catch (const std::exception&) {
+        return {};  // unhashed is only stricter
+    }
 }
 
 }  // namespace detail
@@ -132,6 +154,35 @@ std::vector<std::filesystem::path> snapshot_dirs(const std::filesystem::path& sn
     return dirs;
 }
 
+struct Resolved {
+    Strategy strategy;
+    std::string reason;
+};
+
+std::uint64_t device_of(const std::filesystem::path& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        throw base::errno_error(errno, "cannot stat " + path.string());
+    }
+    return static_cast<std::uint64_t>(st.st_dev);
+}
+
+// Hard links only work within one filesystem; automatic falls back to copy across.
+Resolved resolve_strategy(Strategy asked, const std::filesystem::path& venv,
+                          const std::filesystem::path& snapshots_dir) {
+    if (asked != Strategy::automatic) {
+        return {asked, "asked for " + to_string(asked)};
+    }
+    const auto venv_dev = device_of(venv);
+    const auto store_dev = device_of(snapshots_dir);
+    if (venv_dev == store_dev) {
+        return {Strategy::hardlink, "automatic: hardlink, the state dir is on the venv's filesystem (st_dev " +
+                                        std::to_string(venv_dev) + ")"};
+    }
+    return {Strategy::copy, "automatic: copy, the state dir (st_dev " + std::to_string(store_dev) +
+                                ") is not on the venv's filesystem (st_dev " + std::to_string(venv_dev) + ")"};
+}
+
 bool has_info(const std::filesystem::path& dir) {
     struct stat st {};
     return ::lstat((dir / kInfoFile).c_str(), &st) == 0;
@@ -144,11 +195,13 @@ Store::Store(std::filesystem::path state_dir) : snapshots_dir_(std::move(state_d
 SnapshotInfo Store::create(const std::filesystem::path& venv, const CreateRequest& request) {
     const auto source = resolve_existing_venv(venv, snapshots_dir_);
     std::filesystem::create_directories(snapshots_dir_);
+    const Resolved how = resolve_strategy(request.strategy, source, snapshots_dir_);
     auto [stamp, dir] = claim_dir(snapshots_dir_);
     try {
-        const TreeIndex index = copy_tree(source, dir / kTreeDir, Contents::hash);
-        SnapshotInfo info{stamp.id, stamp.created, request.label, request.manifest, source, Strategy::copy,
-                          request.distributions, index.entries.size(), index.file_bytes(),
+        const TreeIndex index = how.strategy == Strategy::hardlink ? link_tree(source, dir / kTreeDir)
+                                                                   : copy_tree(source, dir / kTreeDir, Contents::hash);
+        SnapshotInfo info{stamp.id, stamp.created, request.label, request.manifest, source, how.strategy,
+                          how.reason, request.distributions, index.entries.size(), index.file_bytes(),
                           tree_digest(index), dir};
         base::write_file_atomic(dir / kIndexFile, json_format::index_to_json(index));
         // Written last: its presence is what makes the snapshot complete.
@@ -226,10 +279,39 @@ std::vector<std::string> Store::verify(const std::string& id) const {
     const TreeIndex expected = index(*info);
     const auto tree = info->dir / kTreeDir;
     try {
+        if (info->strategy == Strategy::hardlink) {
+            return check_links(expected, tree, load_hashes(info->dir));
+        }
         return diff(expected, index_tree(tree, Contents::hash));
     } catch (const std::exception& e) {
         return {std::string("unreadable: ") + e.what()};
     }
+}
+
+std::uint64_t Store::seal(const std::string& id) {
+    const auto info = find(id);
+    if (!info) {
+        throw Error(ExitCode::rollback_failed, "no snapshot " + id + " in " + snapshots_dir_.string());
+    }
+    if (info->strategy != Strategy::hardlink) {
+        return 0;
+    }
+    FileHashes hashes = load_hashes(info->dir);
+    const TreeIndex recorded = index(*info);
+    for (std::size_t i = 0; i < recorded.entries.size(); ++i) {
+        const TreeEntry& e = recorded.entries[i];
+        const auto path = linked_file(info->dir / kTreeDir, i);
+        // Before and after: a write while hashing moves mtime or ctime.
+        if (e.type != EntryType::file || hashes.count(e.path) != 0 || !record_holds(e, path)) {
+            continue;
+        }
+        std::string hex = base::sha256_file(path);
+        if (record_holds(e, path)) {
+            hashes[e.path] = std::move(hex);
+        }
+    }
+    base::write_file_atomic(info->dir / kHashesFile, json_format::hashes_to_json(hashes));
+    return hashes.size();
 }
 
 bool Store::remove(const std::string& id) {

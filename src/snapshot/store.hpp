@@ -2,8 +2,9 @@
 // The snapshot store: exact copies of a venv under a state dir, and their
 // exact restore.
 //
-// Layout: <state>/snapshots/<id>/tree/          the copy of the venv
+// Layout: <state>/snapshots/<id>/tree/          the copy of the venv (hard links: flat, see link.hpp)
 //         <state>/snapshots/<id>/index.json     its TreeIndex (format 1)
+//         <state>/snapshots/<id>/hashes.json    hard links only, optional: seal()'s sha256s
 //         <state>/snapshots/<id>/snapshot.json  metadata (format 1), written last
 // A snapshot dir without snapshot.json is incomplete: list() ignores it and
 // cleanup_incomplete() removes it.
@@ -19,8 +20,19 @@
 
 namespace stackup::snapshot {
 
-// How a snapshot's tree is made. Hard links and reflinks are to come.
-enum class Strategy { copy };
+// How a snapshot's tree is made (reflinks are to come). `automatic` is only
+// asked for: it resolves to hardlink when the state dir and the venv share a
+// filesystem (st_dev), else to copy, and the snapshot records the result.
+//
+// A hard-link snapshot shares each file's inode with the venv, so its index
+// records no sha256 (hashing 800 MB would cost more than the snapshot) but an
+// integrity record per file: inode, size, mtime and ctime right after linking.
+// A file counts as intact when inode, size and mtime still match; when any of
+// them moved and seal() recorded a sha256, the file is hashed and must match;
+// without a sha256 it is refused as damaged. ctime alone is not enough to refuse:
+// it also moves on every link and unlink (uv replacing the venv's copy), so a
+// ctime-only change is accepted, or hashed when a sha256 exists.
+enum class Strategy { copy, hardlink, automatic };
 
 std::string to_string(Strategy strategy);
 std::optional<Strategy> strategy_from_string(const std::string& text);
@@ -29,6 +41,7 @@ struct CreateRequest {
     std::string label;
     std::string manifest;  // path of the manifest the snapshot was taken for; may be empty
     std::vector<std::pair<std::string, std::string>> distributions;  // (name, version)
+    Strategy strategy = Strategy::automatic;  // hard links on the venv's filesystem, else a copy
 };
 
 struct SnapshotInfo {
@@ -37,7 +50,8 @@ struct SnapshotInfo {
     std::string label;
     std::string manifest;
     std::filesystem::path venv;  // absolute, symlinks resolved
-    Strategy strategy = Strategy::copy;
+    Strategy strategy = Strategy::copy;  // never automatic: what was used
+    std::string strategy_reason;         // why, e.g. "automatic: same filesystem (st_dev 2049)"
     std::vector<std::pair<std::string, std::string>> distributions;
     std::uint64_t entries = 0;     // files, dirs and symlinks, the venv root included
     std::uint64_t file_bytes = 0;  // sum of file sizes
@@ -70,8 +84,14 @@ public:
     [[nodiscard]] std::optional<SnapshotInfo> latest() const;
     // The recorded index; throws Error(rollback_failed) when it does not match snapshot.json.
     [[nodiscard]] TreeIndex index(const SnapshotInfo& info) const;
-    // Differences between the snapshot's tree on disk and its recorded index (contents hashed).
+    // Differences between the snapshot's tree on disk and its recorded index:
+    // contents hashed for copies, the integrity record checked for hard links.
     [[nodiscard]] std::vector<std::string> verify(const std::string& id) const;
+    // Hard links: hashes every file whose integrity record still holds exactly
+    // and records the sha256s, so a later chmod/touch in the venv can be told
+    // from a write. Slow (reads every byte); call it off the critical path.
+    // Returns the number of files hashed; a copy snapshot returns 0.
+    std::uint64_t seal(const std::string& id);
 
     // Removes a snapshot: snapshot.json first, so a crash mid-way leaves an incomplete one.
     // Returns false when there is no such snapshot.

@@ -80,6 +80,10 @@ json entry_to_json(const TreeEntry& e) {
     if (!e.sha256.empty()) {
         j["sha256"] = e.sha256;
     }
+    if (e.inode != 0) {
+        j["ino"] = e.inode;
+        j["ctime_ns"] = e.ctime_ns;
+    }
     return j;
 }
 
@@ -98,6 +102,8 @@ TreeEntry entry_from_json(const json& j) {
         e.target = get_bytes(j, "target");
     }
     e.sha256 = j.value("sha256", std::string());
+    e.inode = j.value("ino", std::uint64_t{0});
+    e.ctime_ns = j.value("ctime_ns", std::int64_t{0});
     return e;
 }
 
@@ -145,6 +151,7 @@ std::string info_to_json(const SnapshotInfo& info) {
     put_bytes(doc, "manifest", info.manifest);
     put_bytes(doc, "venv", info.venv.string());
     doc["strategy"] = to_string(info.strategy);
+    doc["strategy_reason"] = info.strategy_reason;
     json dists = json::array();
     for (const auto& [name, version] : info.distributions) {
         dists.push_back({{"name", name}, {"version", version}});
@@ -172,6 +179,7 @@ SnapshotInfo info_from_json(const std::string& text, const std::filesystem::path
             throw std::runtime_error("unknown strategy " + doc.at("strategy").dump());
         }
         info.strategy = *strategy;
+        info.strategy_reason = doc.value("strategy_reason", std::string());
         for (const auto& d : doc.at("distributions")) {
             info.distributions.emplace_back(d.at("name").get<std::string>(), d.at("version").get<std::string>());
         }
@@ -180,6 +188,30 @@ SnapshotInfo info_from_json(const std::string& text, const std::filesystem::path
         info.file_bytes = index.at("file_bytes").get<std::uint64_t>();
         info.tree_digest = index.at("tree_digest").get<std::string>();
         return info;
+    });
+}
+
+std::string hashes_to_json(const FileHashes& hashes) {
+    json doc = {{"format", kFormat}, {"sha256", json::object()}};
+    for (const auto& [path, hex] : hashes) {
+        try {
+            (void)json(path).dump();
+            doc["sha256"][path] = hex;
+        } catch (const json::type_error&) {  // not UTF-8: stays unhashed
+        }
+    }
+    return doc.dump(0) + "\n";
+}
+
+FileHashes hashes_from_json(const std::string& text, const std::filesystem::path& source) {
+    return parsing(source, [&] {
+        const json doc = json::parse(text);
+        require_format(doc);
+        FileHashes hashes;
+        for (const auto& [path, hex] : doc.at("sha256").items()) {
+            hashes[path] = hex.get<std::string>();
+        }
+        return hashes;
     });
 }
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "snapshot/link.hpp"
 #include "snapshot/store.hpp"
 #include "snapshot/tree.hpp"
 
@@ -18,5 +19,10 @@ inline constexpr int kFormat = 1;
 // SnapshotInfo::dir is not stored: it is where the file was found.
 [[nodiscard]] std::string info_to_json(const SnapshotInfo& info);
 [[nodiscard]] SnapshotInfo info_from_json(const std::string& text, const std::filesystem::path& source);
+
+// hashes.json: {"format": 1, "sha256": {"<path>": "<hex>", ...}}; paths that
+// are not UTF-8 are left out (they stay unhashed, which is only stricter).
+[[nodiscard]] std::string hashes_to_json(const FileHashes& hashes);
+[[nodiscard]] FileHashes hashes_from_json(const std::string& text, const std::filesystem::path& source);
 
 }  // namespace stackup::snapshot::json_format

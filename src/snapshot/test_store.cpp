@@ -25,7 +25,8 @@ struct Fixture {
     Fixture() { build_fake_venv(venv); }
 
     SnapshotInfo snap(const std::string& label = "before apply") {
-        return store.create(venv, {label, "/etc/m.yaml", {{"torch", "2.10.0+cu128"}}});
+        // The copy strategy's tests: they damage the venv in place, which a hard link would share.
+        return store.create(venv, {label, "/etc/m.yaml", {{"torch", "2.10.0+cu128"}}, Strategy::copy});
     }
     std::string digest() const { return tree_digest(index_tree(venv, Contents::hash)); }
     // Names in the venv's parent that a restore would have left behind.

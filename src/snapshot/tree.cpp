@@ -240,8 +240,11 @@ std::string tree_digest(const TreeIndex& index) {
         // NUL never occurs in paths or link targets, so the fields cannot run together.
         std::string line = e.path + '\0' + to_string(e.type) + '\0' + format_mode(e.mode) + '\0' +
                            std::to_string(e.size) + '\0' + std::to_string(e.mtime_ns) + '\0' + e.target +
-                           '\0' + e.sha256 + '\n';
-        h.update(line);
+                           '\0' + e.sha256;
+        if (e.inode != 0) {  // only hard-link records: copy digests stay as they were
+            line += '\0' + std::to_string(e.inode) + '\0' + std::to_string(e.ctime_ns);
+        }
+        h.update(line + '\n');
     }
     return h.hex_digest();
 }

@@ -23,6 +23,10 @@ struct TreeEntry {
     std::int64_t mtime_ns = 0;  // nanoseconds since the epoch
     std::string target;         // symlink target, as stored (never resolved)
     std::string sha256;         // file contents (lowercase hex); empty when not hashed
+    // Hard-link snapshots only (0 otherwise): the shared inode's number and
+    // ctime right after it was linked, the cheap half of its integrity record.
+    std::uint64_t inode = 0;
+    std::int64_t ctime_ns = 0;
     friend bool operator==(const TreeEntry&, const TreeEntry&) = default;
 };
 

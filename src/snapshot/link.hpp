@@ -1,0 +1,47 @@
+#pragma once
+// The hard-link strategy: a flat snapshot tree holding one hard link per
+// venv file, named by the file's position in the index (directories and
+// symlinks live only in the index: on ext4 without a journal a mkdir costs
+// more than 20 links), the integrity record that makes an in-place write
+// through the venv's link detectable, and the staging of a restore by
+// linking back. See Strategy in store.hpp.
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "snapshot/tree.hpp"
+
+namespace stackup::snapshot {
+
+// sha256 by relative path, recorded lazily by Store::seal.
+using FileHashes = std::map<std::string, std::string>;
+
+// Where the flat tree `tree` holds the file at `position` in its index.
+[[nodiscard]] std::filesystem::path linked_file(const std::filesystem::path& tree, std::size_t position);
+
+// Indexes the tree at `src` and links its files into the flat `dst` (which
+// must not exist; its parent must, on the same filesystem); returns the index:
+// modes, mtimes and sizes as the linked inodes have them, plus inode and
+// ctime, no sha256. On failure the partial `dst` is removed and the error rethrown.
+[[nodiscard]] TreeIndex link_tree(const std::filesystem::path& src, const std::filesystem::path& dst);
+
+// Problems of the snapshot tree `tree` against its index `expected`, in
+// diff()'s words; files are judged by their integrity record (and `hashes`),
+// so a mode or mtime that a chmod/touch in the venv gave the shared inode is
+// no problem when the content is provably the same.
+[[nodiscard]] std::vector<std::string> check_links(const TreeIndex& expected, const std::filesystem::path& tree,
+                                                   const FileHashes& hashes);
+
+// Whether `path` still holds exactly what its record says (inode, size, mtime and ctime).
+[[nodiscard]] bool record_holds(const TreeEntry& entry, const std::filesystem::path& path);
+
+// Builds `staged` (which must not exist) from the index and the flat tree
+// `tree`: files hard-linked, directories and symlinks recreated (owned by
+// whoever restores), every mode and mtime set from `expected`, not from the
+// shared inode. Removes `staged` on failure.
+void stage_links(const TreeIndex& expected, const std::filesystem::path& tree,
+                 const std::filesystem::path& staged);
+
+}  // namespace stackup::snapshot

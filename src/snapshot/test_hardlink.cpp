@@ -1,0 +1,188 @@
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.hpp"
+#include "base/fs.hpp"
+#include "snapshot/link.hpp"
+#include "snapshot/store.hpp"
+#include "snapshot/test_fake_venv.hpp"
+#include "temp_dir.hpp"
+
+namespace fs = std::filesystem;
+using namespace stackup::snapshot;
+using namespace stackup::snapshot::testing;
+using stackup::Error;
+using stackup::ExitCode;
+
+namespace {
+
+struct LinkFixture {
+    stackup::testing::TempDir dir;
+    fs::path venv = dir / "venv";
+    Store store{dir / "state"};
+    LinkFixture() { build_fake_venv(venv); }
+
+    SnapshotInfo snap(Strategy strategy = Strategy::hardlink) {
+        return store.create(venv, {"before apply", "/etc/m.yaml", {{"torch", "2.10.0+cu128"}}, strategy});
+    }
+    std::string digest() const { return tree_digest(index_tree(venv, Contents::hash)); }
+};
+
+template <typename F>
+Error error_of(F&& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e;
+    }
+    FAIL("expected stackup::Error");
+    return Error(ExitCode::ok, "");
+}
+
+ino_t inode_of(const fs::path& path) {
+    struct stat st {};
+    REQUIRE(::lstat(path.c_str(), &st) == 0);
+    return st.st_ino;
+}
+
+// What uv does: a new inode at the same path.
+void replace_file(const fs::path& path, const std::string& content) {
+    fs::remove(path);
+    write_bytes(path, content);
+}
+
+// What uv never does but other tools might: the same inode, new bytes.
+void rewrite_in_place(const fs::path& path, const std::string& content) {
+    stackup::base::UniqueFd fd = stackup::base::open_file(path, O_WRONLY | O_TRUNC);
+    REQUIRE(::write(fd.get(), content.data(), content.size()) == static_cast<ssize_t>(content.size()));
+}
+
+const std::string kVersionPy = std::string(kSitePackages) + "/torch/version.py";
+
+}  // namespace
+
+TEST_SUITE("snapshot") {
+    TEST_CASE("a hardlink snapshot shares inodes and records an integrity record, no sha256") {
+        LinkFixture f;
+        const std::string original = f.digest();
+        const SnapshotInfo info = f.snap();
+        CHECK(info.strategy == Strategy::hardlink);
+        const TreeIndex index = f.store.index(info);
+        const TreeEntry* e = index.find(kVersionPy);
+        REQUIRE(e != nullptr);
+        const auto position = static_cast<std::size_t>(e - index.entries.data());
+        CHECK(inode_of(linked_file(info.dir / "tree", position)) == inode_of(f.venv / kVersionPy));
+        std::size_t files = 0;
+        for (const auto& entry : fs::directory_iterator(info.dir / "tree")) {
+            CHECK(entry.is_regular_file());  // flat: one link per file, nothing else
+            ++files;
+        }
+        CHECK(files == 10);
+        CHECK(e->sha256.empty());
+        CHECK(e->inode == inode_of(f.venv / kVersionPy));
+        CHECK(e->ctime_ns != 0);
+        CHECK(index.find("bin")->inode == 0);
+        // The tree as snapshotted is the venv, hashes aside.
+        CHECK(diff(index_tree(f.venv, Contents::hash), index).empty());
+        CHECK(f.digest() == original);
+        CHECK(f.store.verify(info.id).empty());
+        const auto doc = nlohmann::json::parse(stackup::base::read_file(info.dir / "snapshot.json"));
+        CHECK(doc.at("strategy") == "hardlink");
+    }
+
+    TEST_CASE("hardlink restore undoes deletes, replacements, strays, chmod and touch, mtimes included") {
+        LinkFixture f;
+        const std::string original = f.digest();
+        const SnapshotInfo info = f.snap();
+        CHECK(f.store.seal(info.id) > 0);  // lets the touch below be told from a write
+
+        const auto sp = f.venv / kSitePackages;
+        fs::remove_all(sp / "torch/lib");                              // delete a package dir
+        replace_file(sp / "sglang/__init__.py", "broken = True\n");   // unlink + create, as uv does
+        replace_file(f.venv / "pyvenv.cfg", "home = /elsewhere\n");
+        write_bytes(sp / "stray.py", "x");                            // add a stray file
+        set_mode(f.venv / "bin/python3", 0700);                        // chmod one (the shared inode)
+        set_mtime(sp / "secret.pth", 42);                              // touch one (the shared inode)
+        set_mode(f.venv, 0700);                                        // the root itself
+        REQUIRE(f.digest() != original);
+
+        const RestoreResult r = f.store.restore(info.id, f.venv);
+        CHECK(r.swapped_atomically);
+        CHECK(r.warnings.empty());
+        CHECK(f.digest() == original);
+        CHECK(diff(f.store.index(info), index_tree(f.venv, Contents::hash)).empty());
+        CHECK(f.store.verify(info.id).empty());  // the snapshot survives its restore
+        CHECK(f.store.restore(info.id, f.venv).tree_digest == r.tree_digest);  // and restores again
+        CHECK(f.digest() == original);
+    }
+
+    TEST_CASE("without a seal a chmod is accepted but a touch is refused: no hash tells it from a write") {
+        LinkFixture f;
+        const std::string original = f.digest();
+        const SnapshotInfo info = f.snap();
+        set_mode(f.venv / "bin/python3", 0700);
+        replace_file(f.venv / "pyvenv.cfg", "home = /elsewhere\n");
+        (void)f.store.restore(info.id, f.venv);
+        CHECK(f.digest() == original);
+
+        set_mtime(f.venv / kVersionPy, 42);
+        const Error e = error_of([&] { (void)f.store.restore(info.id, f.venv); });
+        CHECK(e.code() == ExitCode::rollback_failed);
+        CHECK(std::string(e.what()).find("content may differ: " + kVersionPy) != std::string::npos);
+        CHECK(std::string(e.what()).find("no sha256 recorded") != std::string::npos);
+    }
+
+    TEST_CASE("a file rewritten in place through the venv damages the hardlink snapshot: refused") {
+        LinkFixture f;
+        const SnapshotInfo info = f.snap();
+        SUBCASE("unsealed") {}
+        SUBCASE("sealed: the hash says so") { CHECK(f.store.seal(info.id) > 0); }
+        rewrite_in_place(f.venv / kVersionPy, "cuda = '13.0'\n");  // same size as before
+        const std::string damaged_venv = f.digest();
+
+        const auto problems = f.store.verify(info.id);
+        REQUIRE(problems.size() == 1);
+        CHECK(problems[0].find(kVersionPy) != std::string::npos);
+        const Error e = error_of([&] { (void)f.store.restore(info.id, f.venv); });
+        CHECK(e.code() == ExitCode::rollback_failed);
+        const std::string what = e.what();
+        CHECK(what.find(kVersionPy) != std::string::npos);
+        CHECK(what.find("damaged") != std::string::npos);
+        CHECK(what.find("was not touched") != std::string::npos);
+        CHECK(f.digest() == damaged_venv);
+        for (const auto& entry : fs::directory_iterator(f.dir.path())) {
+            CHECK(entry.path().filename().string().rfind(".venv.", 0) != 0);  // no staging left
+        }
+    }
+
+    TEST_CASE("a link missing from or added to the flat tree is reported") {
+        LinkFixture f;
+        const SnapshotInfo info = f.snap();
+        const TreeIndex index = f.store.index(info);
+        const auto position = static_cast<std::size_t>(index.find(kVersionPy) - index.entries.data());
+        fs::remove(linked_file(info.dir / "tree", position));
+        write_bytes(info.dir / "tree/stray", "x");
+        const auto problems = f.store.verify(info.id);
+        CHECK(problems == std::vector<std::string>{"missing: " + kVersionPy,
+                                                   "extra: " + (info.dir / "tree/stray").string()});
+        CHECK(error_of([&] { (void)f.store.restore(info.id, f.venv); }).code() == ExitCode::rollback_failed);
+    }
+
+    TEST_CASE("automatic picks hardlink on the venv's filesystem and says so") {
+        LinkFixture f;
+        const SnapshotInfo info = f.snap(Strategy::automatic);
+        CHECK(info.strategy == Strategy::hardlink);
+        CHECK(info.strategy_reason.find("automatic: hardlink") != std::string::npos);
+        CHECK(f.store.find(info.id) == info);
+        CHECK(f.snap().strategy_reason == "asked for hardlink");
+        CHECK(f.snap(Strategy::copy).strategy == Strategy::copy);
+        CHECK(strategy_from_string("hardlink") == Strategy::hardlink);
+        CHECK(strategy_from_string("automatic") == Strategy::automatic);
+        CHECK_FALSE(strategy_from_string("reflink"));
+    }
+}
