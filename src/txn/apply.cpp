@@ -166,7 +166,7 @@ private:
                              ")";
         } else {
             r.status = StepStatus::verification_failed;
-            report.failure = "verification failed after step '" + r.name + "': " + verify::describe(r.mismatches.front());
+            report.failure = "verification failed: " + verify::describe(r.mismatches.front());
         }
     }
 
