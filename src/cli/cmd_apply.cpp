@@ -15,7 +15,9 @@ namespace {
 
 class TerminalObserver : public txn::Observer {
 public:
-    TerminalObserver(std::ostream& out, Verbosity verbosity) : out_(out), verbosity_(verbosity) {}
+    enum class Commands { when_verbose, always };
+    TerminalObserver(std::ostream& out, Verbosity verbosity, Commands commands)
+        : out_(out), verbosity_(verbosity), commands_(commands) {}
 
     void preflight(const venv::Facts& facts, const std::string& uv_version) override {
         say("  " + uv_version + ", python " + facts.interpreter.version + ", " +
@@ -35,7 +37,7 @@ public:
     }
     void step_started(std::size_t index, std::size_t count, const txn::StepReport& step) override {
         say("[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] " + step.name);
-        if (verbosity_ == Verbosity::verbose) {
+        if (verbosity_ == Verbosity::verbose || commands_ == Commands::always) {
             say("    $ " + installer::render_argv(step.argv));
         }
     }
@@ -67,6 +69,7 @@ private:
     }
     std::ostream& out_;
     Verbosity verbosity_;
+    Commands commands_;
 };
 
 // The exact command that undoes this run, state dir included when one was given.
@@ -108,18 +111,34 @@ int print_outcome(const txn::ApplyReport& r, const txn::Options& o, const Common
     return static_cast<int>(r.exit_code());
 }
 
+int print_dry_run(const txn::ApplyReport& r) {
+    if (r.outcome == txn::Outcome::applied) {
+        std::cout << "dry run: every wheel exists and uv's dry run of each step succeeded; nothing was touched.\n";
+        return 0;
+    }
+    std::cerr << "stackup: dry run FAILED: " << r.failure << "\n  nothing was touched.\n";
+    return static_cast<int>(r.exit_code());
+}
+
 }  // namespace
 
 std::function<int()> setup_apply(CLI::App& sub, const CommonOptions& common) {
     auto manifest_path = std::make_shared<std::string>();
+    auto dry = std::make_shared<bool>(false);
     sub.add_option("manifest", *manifest_path, "the manifest (YAML)")->required();
-    return [manifest_path, &common] {
+    sub.add_flag("--dry-run", *dry, "preflight, the exact uv commands and uv's own dry run; touches nothing");
+    return [manifest_path, dry, &common] {
         auto m = load_manifest(*manifest_path, common);
         auto options = txn_options(common, &m);
         if (common.verbosity != Verbosity::quiet) {
-            std::cout << "stackup: apply " << *manifest_path << " to " << options.venv.string() << "\n";
+            std::cout << "stackup: apply " << (*dry ? "--dry-run " : "") << *manifest_path << " to "
+                      << options.venv.string() << "\n";
         }
-        TerminalObserver observer(std::cout, common.verbosity);
+        using Commands = TerminalObserver::Commands;
+        TerminalObserver observer(std::cout, common.verbosity, *dry ? Commands::always : Commands::when_verbose);
+        if (*dry) {
+            return print_dry_run(txn::dry_run(m, options, observer));
+        }
         auto report = txn::apply(m, options, observer);
         return print_outcome(report, options, common);
     };

@@ -78,15 +78,16 @@ std::vector<std::string> unchanged_failing_packages(const manifest::Step& step, 
 
 class Run {
 public:
-    Run(const manifest::Manifest& m, const Options& o, Observer& obs, base::Environment env)
-        : m_(m), options_(o), observer_(obs), env_(std::move(env)) {}
+    Run(const manifest::Manifest& m, const Options& o, Observer& obs, base::Environment env,
+        installer::Mode mode = installer::Mode::install)
+        : m_(m), options_(o), observer_(obs), env_(std::move(env)), mode_(mode) {}
 
     // Returns false when the step failed; the report says how.
     bool step(std::size_t i, venv::Facts& facts, ApplyReport& report) {
         const manifest::Step& step = m_.steps[i];
         auto pins = pins_of(report.plan.steps.at(i), step);
         auto invocation = installer::step_invocation(m_, step, pins, options_.uv, options_.venv,
-                                                     options_.caller_env, installer::Mode::install);
+                                                     options_.caller_env, mode_);
         StepReport& r = report.steps[i];
         r.argv.clear();
         for (const auto& arg : invocation.argv) {
@@ -103,6 +104,13 @@ public:
             r.seconds = seconds_since(started);
             observer_.step_finished(i, r);
             return false;
+        }
+        if (mode_ == installer::Mode::dry_run) {
+            // uv changed nothing, so there is nothing to verify: its report is the result.
+            r.status = StepStatus::ok;
+            r.seconds = seconds_since(started);
+            observer_.step_finished(i, r);
+            return true;
         }
         venv::Facts after = probe_after(i, r);
         r.packages = package_rows(step, facts, after);
@@ -174,6 +182,7 @@ private:
     const Options& options_;
     Observer& observer_;
     base::Environment env_;
+    installer::Mode mode_;
 };
 
 Outcome outcome_of(const std::vector<StepReport>& steps) {
@@ -231,6 +240,26 @@ void refuse_interrupted(const std::filesystem::path& state_dir) {
 }
 
 // Each step between a step_running and a step_verified record; stops at the first failure.
+// Everything before the first change, shared by apply and its dry run.
+venv::Facts preflight(const manifest::Manifest& m, const Options& options, const base::Environment& env,
+                      Observer& observer, ApplyReport& report) {
+    report.uv_version = installer::uv_version(options.uv, env);
+    venv::Facts facts = venv::probe(options.venv, {}, env);
+    check_interpreter(m, facts, options.venv);
+    check_toolkit(m, env);
+    check_driver(m, env);
+    observer.preflight(facts, report.uv_version);
+    report.plan = plan_against_indexes(m, facts, options.http);
+    observer.planned(report.plan);
+    require_plan_ok(report.plan);
+    for (const auto& step : m.steps) {
+        StepReport pending;
+        pending.name = step.name;
+        report.steps.push_back(std::move(pending));
+    }
+    return facts;
+}
+
 void run_steps(Run& run, Journal& journal, const manifest::Manifest& m, venv::Facts& facts, ApplyReport& report) {
     for (std::size_t i = 0; i < m.steps.size(); ++i) {
         Record running;
@@ -303,20 +332,7 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
     auto env = installer::child_environment(m, options.venv, options.caller_env);
 
     ApplyReport report;
-    report.uv_version = installer::uv_version(options.uv, env);
-    venv::Facts facts = venv::probe(options.venv, {}, env);
-    check_interpreter(m, facts, options.venv);
-    check_toolkit(m, env);
-    check_driver(m, env);
-    observer.preflight(facts, report.uv_version);
-    report.plan = plan_against_indexes(m, facts, options.http);
-    observer.planned(report.plan);
-    require_plan_ok(report.plan);
-    for (const auto& step : m.steps) {
-        StepReport pending;
-        pending.name = step.name;
-        report.steps.push_back(std::move(pending));
-    }
+    venv::Facts facts = preflight(m, options, env, observer, report);
 
     auto journal = Journal::begin(options.state_dir, m.source.string(), options.venv.string());
     snapshot::Store store(options.state_dir);
@@ -343,6 +359,17 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
     }
     note(journal, RecordKind::committed, "");
     report.pruned = prune(store, options.state_dir, options.venv, m.snapshot_keep, snap.id);
+    return report;
+}
+
+ApplyReport dry_run(const manifest::Manifest& m, const Options& options, Observer& observer) {
+    auto env = installer::child_environment(m, options.venv, options.caller_env);
+    ApplyReport report;
+    venv::Facts facts = preflight(m, options, env, observer, report);
+    Run run(m, options, observer, env, installer::Mode::dry_run);
+    for (std::size_t i = 0; i < m.steps.size() && run.step(i, facts, report); ++i) {
+    }
+    report.outcome = outcome_of(report.steps);
     return report;
 }
 

@@ -97,4 +97,9 @@ public:
 // (txn/journal.hpp).
 ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer& observer);
 
+// The same preflight and plan, then each step's exact uv command run with
+// uv's own --dry-run: no lock, no snapshot, no journal, nothing touched. Each
+// step's dry run sees the venv as it is now, not as the earlier steps would leave it.
+ApplyReport dry_run(const manifest::Manifest& m, const Options& options, Observer& observer);
+
 }  // namespace stackup::txn

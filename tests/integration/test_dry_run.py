@@ -1,0 +1,36 @@
+"""`apply --dry-run` is the real pipeline with the install stage swapped for uv's own
+--dry-run: the plan, the exact uv command of each step (pins included) and uv's report,
+and nothing touched: the tree digest is unchanged, no snapshot, no journal, torch still cu128.
+A step whose uv dry run fails exits 4 and still touches nothing.
+"""
+import harness
+from harness import check, check_module, check_rc, check_says
+from wheels import TORCH_CU128, TORCH_CU130
+
+
+def untouched(t, venv, before, what):
+    t.assert_tree(venv, before, what)
+    check(not list(t.state_dir.glob("*/snapshots/*")), f"{what}: a snapshot was taken")
+    check(not list(t.state_dir.glob("*/journal")), f"{what}: a journal was left")
+    check_module(t.module(venv, "torch"), TORCH_CU128, "12.8")
+
+
+def scenario(t):
+    server = t.serve_stack()
+    venv = t.cu128_venv(server)
+    before = t.tree(venv)
+
+    r = t.stackup("apply", "--dry-run", t.manifest(t.upgrade_doc(server, venv)))
+    check_rc(r, 0)
+    check_says(r, "$ ", "pip install", "--dry-run", f"torch=={TORCH_CU130}", "--reinstall-package torch",
+               "Would install", "nothing was touched")
+    untouched(t, venv, before, "after a dry run")
+
+    broken = {"name": "broken", "index": "pypi", "packages": ["brokendep"]}
+    r = t.stackup("apply", "--dry-run", t.manifest(t.upgrade_doc(server, venv, later_steps=[broken]), "broken.yaml"))
+    check_rc(r, 4)
+    check_says(r, "broken", "nothing was touched")
+    untouched(t, venv, before, "after a failing dry run")
+
+
+harness.main(scenario)
