@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""`stackup plan` network benchmark, run by hand (not by CTest); prints, asserts nothing.
+
+Serves 8 plain packages on 3 local indexes (one manifest step per index, as in
+tests/integration/test_plan_network.py), delays every page 400 ms, runs `stackup plan` 3
+times and prints the median wall time, the sequential floor (the page requests the server
+logged for one plan x 0.4 s) and median/floor: far below 1 means the pages are fetched
+concurrently. One plan with no delay is timed first as a baseline (its fixed cost, e.g. probing the
+venv, is in the median too), and median - baseline is printed in units of the delay.
+
+    python3 tests/bench/plan_bench.py --stackup build/stackup --uv .tools/venv/bin/uv
+"""
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(REPO / "tests" / "integration"), str(REPO / "tests" / "support")]
+
+DELAY_MS = 400
+RUNS = 3
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--stackup", default="build/stackup", help="the stackup binary")
+    ap.add_argument("--uv", default=".tools/venv/bin/uv", help="the uv binary")
+    args = ap.parse_args()
+    os.environ["STACKUP_BIN"] = os.path.abspath(args.stackup)
+    os.environ["STACKUP_UV"] = os.path.abspath(args.uv)
+
+    import harness
+    import test_plan_network as net  # noqa: E402 - its module-level harness.main is guarded below
+
+    t = harness.Test("plan-bench")
+    try:
+        server = t.serve(net.build_tree(str(t.tmp / "indexes")))
+        venv = t.make_venv()
+        manifest = t.manifest(net.plan_doc(t, server, venv))
+
+        def plan():
+            argv = [harness.find_stackup(), "plan", manifest, "--state-dir", t.state_dir]
+            before = len(server.requests())
+            start = time.monotonic()
+            r = harness.run(argv, env=harness.child_env({"STACKUP_UV": t.uv_path}), echo=False)
+            elapsed = time.monotonic() - start
+            if r.rc != 0:
+                sys.exit(f"stackup plan failed:\n{r}")
+            return elapsed, len(server.requests()) - before
+
+        base_s, base_n = plan()
+        print(f"baseline (no delay): {base_s:.3f} s, {base_n} page requests")
+        server.rules.set([{"prefix": f"/{index}/", "delay_ms": DELAY_MS} for index in net.INDEXES])
+        runs = [plan() for _ in range(RUNS)]
+        server.rules.clear()
+        times = [s for s, _ in runs]
+        requests = runs[0][1]
+        median = statistics.median(times)
+        floor = requests * DELAY_MS / 1000.0
+        print(f"delayed {DELAY_MS} ms: runs " + ", ".join(f"{s:.3f}" for s in times) + " s")
+        print(f"median: {median:.3f} s")
+        print(f"sequential floor: {requests} requests x {DELAY_MS / 1000:.1f} s = {floor:.3f} s")
+        print(f"median/floor: {median / floor:.3f}")
+        print(f"added by the delay (median - baseline): {median - base_s:.3f} s "
+              f"= {(median - base_s) / (DELAY_MS / 1000.0):.2f} x {DELAY_MS} ms")
+    finally:
+        t.close()
+        shutil.rmtree(t.tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
