@@ -1,4 +1,5 @@
 #include "base/lock.hpp"
+#include "base/system.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -13,20 +14,6 @@
 namespace stackup::base {
 namespace {
 
-std::string now_utc() {
-    std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    ::gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
-std::string host_name() {
-    char buf[256] = {};
-    ::gethostname(buf, sizeof buf - 1);
-    return buf;
-}
 
 }  // namespace
 
@@ -45,7 +32,7 @@ std::optional<FileLock> FileLock::try_acquire(const std::filesystem::path& path,
         throw std::system_error(err, std::generic_category(), "cannot lock " + path.string());
     }
     std::ostringstream info;
-    info << "pid " << ::getpid() << " on " << host_name() << ", running '" << command << "' since " << now_utc()
+    info << "pid " << ::getpid() << " on " << host_name() << ", running '" << command << "' since " << utc_now()
          << "\n";
     std::string text = info.str();
     if (::ftruncate(fd, 0) == 0) {

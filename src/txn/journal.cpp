@@ -1,4 +1,5 @@
 #include "txn/journal.hpp"
+#include "base/system.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -18,20 +19,6 @@ using nlohmann::json;
 
 constexpr int kLastApplyVersion = 1;
 
-std::string now_utc() {
-    std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    ::gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
-std::string host_name() {
-    char buf[256] = {};
-    ::gethostname(buf, sizeof buf - 1);
-    return buf;
-}
 
 json record_json(const Record& r) {
     json j{{"record", std::string(to_string(r.kind))}, {"time", r.time}};
@@ -295,7 +282,7 @@ Journal Journal::begin(const std::filesystem::path& state_dir, const std::string
     r.manifest = manifest;
     r.venv = venv;
     r.pid = static_cast<long>(::getpid());
-    r.host = host_name();
+    r.host = base::host_name();
     j.append(std::move(r));
     base::fsync_dir(state_dir);
     return j;
@@ -321,7 +308,7 @@ Journal Journal::reopen(const std::filesystem::path& state_dir) {
 
 void Journal::append(Record record) {
     if (record.time.empty()) {
-        record.time = now_utc();
+        record.time = base::utc_now();
     }
     if (record.kind == RecordKind::started) {
         manifest_ = record.manifest;
@@ -343,7 +330,7 @@ void Journal::close(RecordKind terminal, const std::string& why) {
     r.kind = terminal;
     r.why = why;
     append(r);
-    LastApply last{now_utc(), manifest_, terminal == RecordKind::committed ? "committed" : "rolled back", why,
+    LastApply last{base::utc_now(), manifest_, terminal == RecordKind::committed ? "committed" : "rolled back", why,
                    snapshot_id_};
     base::write_file_atomic(last_apply_path(state_dir_), last_apply_json(last));
     discard();
