@@ -26,16 +26,10 @@ std::string_view trim(std::string_view s) {
     return s.substr(first, s.find_last_not_of(space) - first + 1);
 }
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c); });
-    return out;
-}
 
 bool has_dist_suffix(std::string_view name) {
     constexpr std::array suffixes{".whl", ".tar.gz", ".zip", ".tar.bz2", ".tar.xz", ".tgz", ".tbz", ".egg"};
-    std::string l = lower(name);
+    std::string l = ascii_lower(name);
     return std::any_of(suffixes.begin(), suffixes.end(), [&](std::string_view s) { return l.ends_with(s) && l.size() > s.size(); });
 }
 
@@ -64,7 +58,7 @@ void add_fragment_hash(std::string_view fragment, std::map<std::string, std::str
     // Python's guaranteed hashlib names; "#egg=name" and other legacy fragments are no hash.
     constexpr std::array known{"md5", "sha1", "sha224", "sha256", "sha384", "sha512", "blake2b", "blake2s",
                                "sha3_224", "sha3_256", "sha3_384", "sha3_512"};
-    std::string name = lower(fragment.substr(0, eq));
+    std::string name = ascii_lower(fragment.substr(0, eq));
     if (std::find(known.begin(), known.end(), name) != known.end()) {
         hashes[name] = std::string(fragment.substr(eq + 1));
     }
@@ -239,7 +233,7 @@ bool read_hashes(const JsonValue& value, std::map<std::string, std::string>& has
         if (!digest.is_string()) {
             return false;
         }
-        hashes[lower(name)] = digest.get<std::string>();
+        hashes[ascii_lower(name)] = digest.get<std::string>();
     }
     return true;
 }
@@ -333,7 +327,7 @@ std::optional<JsonValue> parse_json_object(std::string_view text) {
 enum class PageFormat { Html, Json, Unsupported };
 
 PageFormat page_format(std::string_view content_type, std::string_view text) {
-    std::string type = lower(trim(content_type.substr(0, content_type.find(';'))));
+    std::string type = ascii_lower(trim(content_type.substr(0, content_type.find(';'))));
     if (type.empty()) {
         return trim(text).starts_with('{') ? PageFormat::Json : PageFormat::Html;
     }

@@ -28,12 +28,6 @@ bool is_scheme(std::string_view s) {
     });
 }
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c); });
-    return out;
-}
 
 bool is_supported_scheme(std::string_view scheme) {
     return scheme == "http" || scheme == "https" || scheme == "file";
@@ -53,7 +47,7 @@ UrlParts split(std::string_view s) {
     UrlParts p;
     auto colon = s.find(':');
     if (colon != std::string_view::npos && is_scheme(s.substr(0, colon))) {
-        p.scheme = lower(s.substr(0, colon));
+        p.scheme = ascii_lower(s.substr(0, colon));
         s.remove_prefix(colon + 1);
     }
     if (s.starts_with("//")) {
@@ -248,6 +242,13 @@ std::string redacted(std::string_view url) {
         return std::string(url);
     }
     return std::string(url.substr(0, span->first)) + "***@" + std::string(url.substr(span->second));
+}
+
+std::string ascii_lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c); });
+    return out;
 }
 
 }  // namespace stackup::index

@@ -27,5 +27,7 @@ std::string path_basename(std::string_view url);
 std::string strip_credentials(std::string_view url);
 // "https://user:pass@host/x" -> "https://***@host/x", for every log line and file.
 std::string redacted(std::string_view url);
+// ASCII-only lower case, for schemes, hash names and content types.
+std::string ascii_lower(std::string_view s);
 
 }  // namespace stackup::index

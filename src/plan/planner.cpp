@@ -198,9 +198,9 @@ std::vector<index::PageRequest> pages_elsewhere(const manifest::Manifest& m,
 }
 
 Plan make_plan(const manifest::Manifest& m, const venv::Facts& facts, const std::vector<index::ProjectPage>& pages) {
-    const auto& interp = facts.interpreter;
-    Context c{m, facts, pages, pep::TagRanking(pep::supported_tags(venv::tag_interpreter(interp))),
-              pep::Version::parse(interp.version).value_or(*pep::Version::parse("0")), venv::tag_interpreter(interp).abi};
+    const auto tagged = venv::tag_interpreter(facts.interpreter);
+    Context c{m, facts, pages, pep::TagRanking(pep::supported_tags(tagged)),
+              pep::Version::parse(facts.interpreter.version).value_or(*pep::Version::parse("0")), tagged.abi};
     Plan plan;
     for (const auto& step : m.steps) {
         PlannedStep planned{step.name, step.index, {}};

@@ -54,10 +54,7 @@ public:
             return copy();
         } catch (...) {
             if (created_root_) {
-                try {
-                    remove_tree(dst_);
-                } catch (...) {  // the first error is the one worth reporting
-                }
+                discard_after_failure(dst_);
             }
             throw;
         }
@@ -282,6 +279,13 @@ TreeIndex copy_tree(const std::filesystem::path& src, const std::filesystem::pat
         throw base::errno_error(EEXIST, "cannot copy " + src.string() + " to " + dst.string());
     }
     return TreeCopier(src, dst, contents).run();
+}
+
+void discard_after_failure(const std::filesystem::path& path) noexcept {
+    try {
+        remove_tree(path);
+    } catch (...) {
+    }
 }
 
 bool remove_tree(const std::filesystem::path& path) {

@@ -37,5 +37,8 @@ void require_free_space(const std::filesystem::path& dir, const TreeIndex& plan,
 // Removes `path` and everything below it, even read-only directories.
 // Returns false when there was nothing to remove.
 bool remove_tree(const std::filesystem::path& path);
+// remove_tree for a half-made tree while another error is on its way: the
+// first error is the one worth reporting, so this one never throws.
+void discard_after_failure(const std::filesystem::path& path) noexcept;
 
 }  // namespace stackup::snapshot

@@ -65,10 +65,7 @@ public:
             }
         } catch (...) {
             if (created_root_) {
-                try {
-                    remove_tree(dst_);
-                } catch (...) {  // the first error is the one worth reporting
-                }
+                discard_after_failure(dst_);
             }
             throw;
         }

@@ -16,7 +16,23 @@
 #include <string_view>
 #include <vector>
 
+#include <doctest/doctest.h>
+
+#include "base/error.hpp"
+
 namespace stackup::snapshot::testing {
+
+// Runs `f`, which must throw stackup::Error; returns it.
+template <typename F>
+stackup::Error error_of(F&& f) {
+    try {
+        f();
+    } catch (const stackup::Error& e) {
+        return e;
+    }
+    FAIL("expected stackup::Error");
+    return stackup::Error(stackup::ExitCode::ok, "");
+}
 
 inline void write_bytes(const std::filesystem::path& path, std::string_view content) {
     std::filesystem::create_directories(path.parent_path());

@@ -33,17 +33,6 @@ struct LinkFixture {
     std::string digest() const { return tree_digest(index_tree(venv, Contents::hash)); }
 };
 
-template <typename F>
-Error error_of(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e;
-    }
-    FAIL("expected stackup::Error");
-    return Error(ExitCode::ok, "");
-}
-
 ino_t inode_of(const fs::path& path) {
     struct stat st {};
     REQUIRE(::lstat(path.c_str(), &st) == 0);

@@ -41,18 +41,6 @@ struct Fixture {
     }
 };
 
-// Runs `f`, which must throw stackup::Error; returns it.
-template <typename F>
-Error error_of(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e;
-    }
-    FAIL("expected stackup::Error");
-    return Error(ExitCode::ok, "");
-}
-
 // Rewrites a file with the same number of bytes and its old mtime: only its hash tells.
 void rewrite_same_size(const fs::path& path) {
     struct stat st {};

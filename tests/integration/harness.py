@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 from pathlib import Path
 
@@ -23,6 +24,7 @@ import wheels  # noqa: E402
 
 SKIP = 125
 CHILD_TIMEOUT_S = 240          # a hang guard only; no test asserts on time
+HELD_WAIT_S = 120              # a hang guard for reaching a held request; nothing asserts on time
 # Anything that tries a host other than 127.0.0.1 meets a closed port instead of the internet.
 OFFLINE_ENV = {
     "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
@@ -221,6 +223,26 @@ class Test:
         }
 
     # --- the tool -------------------------------------------------------------
+    def held_apply(self, server, manifest, held, log_name):
+        """Starts `stackup apply MANIFEST` in the background with every request under `held`
+        hanging inside the index server; returns (process, log file) once the apply has
+        reached it. `server.rules.clear()` releases it."""
+        server.rules.set([{"prefix": held, "hang": True}])
+        argv = [find_stackup(), "apply", manifest, "--state-dir", self.state_dir]
+        log = open(self.tmp / log_name, "w+")
+        proc = subprocess.Popen([str(a) for a in argv], stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, env=child_env({"STACKUP_UV": self.uv_path}))
+        deadline = time.monotonic() + HELD_WAIT_S
+        while not server.requests(held) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if proc.poll() is None and server.requests(held):
+            return proc, log
+        proc.kill()
+        rc = proc.wait()
+        server.rules.clear()
+        log.seek(0)
+        raise AssertionError(f"the apply never reached {held} (rc {rc})\n{log.read()}")
+
     def stackup(self, *args, venv=None, state=True):
         argv = [find_stackup(), *args]
         if venv is not None:

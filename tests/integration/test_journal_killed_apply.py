@@ -8,14 +8,13 @@ exactly) and closes the journal; then `status` exits 0 and a new apply runs clea
 import json
 import os
 import signal
-import subprocess
 import time
 
 import harness
 from harness import check, check_module, check_rc, check_says
 from wheels import TORCH_CU128, TORCH_CU130
 
-WAIT_S = 120   # a hang guard for reaching the held request; nothing asserts on time
+WAIT_S = 120   # a hang guard for the killed apply's children to go; nothing asserts on time
 
 
 def children_of(pid):
@@ -67,20 +66,8 @@ def scenario(t):
     venv = t.cu128_venv(server)
     manifest = t.manifest(t.upgrade_doc(server, venv))
     before = t.tree(venv)
-    held = "/sglang-cu130/sgl-kernel/sgl_kernel-"
-    server.rules.set([{"prefix": held, "hang": True}])
-
-    argv = [harness.find_stackup(), "apply", manifest, "--state-dir", t.state_dir]
-    log = open(t.tmp / "killed-apply.log", "w+")
-    first = subprocess.Popen([str(a) for a in argv], stdin=subprocess.DEVNULL, stdout=log,
-                             stderr=subprocess.STDOUT,
-                             env=harness.child_env({"STACKUP_UV": t.uv_path}))
+    first, log = t.held_apply(server, manifest, "/sglang-cu130/sgl-kernel/sgl_kernel-", "killed-apply.log")
     try:
-        deadline = time.monotonic() + WAIT_S
-        while not server.requests(held) and first.poll() is None:
-            check(time.monotonic() < deadline, "the apply never reached the sgl-kernel wheel")
-            time.sleep(0.05)
-        check(first.poll() is None, f"the apply ended early (rc {first.returncode})")
         killed_pid = first.pid
         kill_hard(first)
     finally:

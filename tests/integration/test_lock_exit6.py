@@ -2,34 +2,18 @@
 held inside the index server, fetching the cu130 torch), a second apply exits 6 and
 touches nothing; once released, the first apply completes.
 """
-import subprocess
-import time
 
 import harness
 from harness import check, check_module, check_rc, check_says
 from wheels import TORCH_CU130
-
-WAIT_S = 120   # a hang guard for reaching the held request; nothing asserts on time
 
 
 def scenario(t):
     server = t.serve_stack()
     venv = t.cu128_venv(server)
     manifest = t.manifest(t.upgrade_doc(server, venv))
-    held = "/cu130/torch/torch-"
-    server.rules.set([{"prefix": held, "hang": True}])
-
-    argv = [harness.find_stackup(), "apply", manifest, "--state-dir", t.state_dir]
-    log = open(t.tmp / "first-apply.log", "w+")
-    first = subprocess.Popen([str(a) for a in argv], stdin=subprocess.DEVNULL, stdout=log,
-                             stderr=subprocess.STDOUT,
-                             env=harness.child_env({"STACKUP_UV": t.uv_path}))
+    first, log = t.held_apply(server, manifest, "/cu130/torch/torch-", "first-apply.log")
     try:
-        deadline = time.monotonic() + WAIT_S
-        while not server.requests(held) and first.poll() is None:
-            check(time.monotonic() < deadline, "the first apply never reached the index")
-            time.sleep(0.05)
-        check(first.poll() is None, f"the first apply ended early (rc {first.returncode})")
         before = t.tree(venv)
 
         second = t.stackup("apply", manifest)

@@ -3,13 +3,9 @@ HELD by that apply's pid and the open journal is a transaction in progress, not 
 interrupted one (exit 0); `snapshots create` meanwhile exits 6. Once the apply ends,
 status shows the last apply (committed, its manifest and snapshot) and the snapshot with
 its entries and size, and no journal is left."""
-import subprocess
-import time
 
 import harness
 from harness import check, check_rc, check_says
-
-WAIT_S = 120   # a hang guard for reaching the held request; nothing asserts on time
 
 
 def scenario(t):
@@ -21,19 +17,8 @@ def scenario(t):
     check_rc(fresh, 0)
     check_says(fresh, "none open", "last apply:  none recorded", "snapshots:   0")
 
-    held = "/cu130/torch/torch-"
-    server.rules.set([{"prefix": held, "hang": True}])
-    argv = [harness.find_stackup(), "apply", manifest, "--state-dir", t.state_dir]
-    log = open(t.tmp / "apply.log", "w+")
-    first = subprocess.Popen([str(a) for a in argv], stdin=subprocess.DEVNULL, stdout=log,
-                             stderr=subprocess.STDOUT,
-                             env=harness.child_env({"STACKUP_UV": t.uv_path}))
+    first, log = t.held_apply(server, manifest, "/cu130/torch/torch-", "apply.log")
     try:
-        deadline = time.monotonic() + WAIT_S
-        while not server.requests(held) and first.poll() is None:
-            check(time.monotonic() < deadline, "the apply never reached the index")
-            time.sleep(0.05)
-        check(first.poll() is None, f"the apply ended early (rc {first.returncode})")
         running = t.stackup("status", manifest)
         check_rc(running, 0)
         check_says(running, "HELD", f"pid {first.pid}", "in progress", "step 1 (torch) running")
