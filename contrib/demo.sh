@@ -2,10 +2,11 @@
 # The demo: stackup's main job, on small wheels served from 127.0.0.1 (nothing leaves the host).
 # Builds a torch-like stack for CUDA 12.8 and 13.0, serves it as PEP 503 indexes, makes a venv
 # holding the cu128 stack under .demo/, then:
-#   1. stackup apply manifests/demo.yaml   cu128 -> cu130, verified by importing the packages
-#   2. stackup verify manifests/demo.yaml
-#   3. stackup rollback                    back to the cu128 stack, byte for byte
-#   4. an apply whose expectation cannot be met (torch cuda 13.1): uv installs the cu130 build,
+#   1. stackup plan manifests/demo.yaml --out .demo/plan.json   the exact files, saved for review
+#   2. stackup apply .demo/plan.json       cu128 -> cu130, verified by importing the packages
+#   3. stackup verify manifests/demo.yaml
+#   4. stackup rollback                    back to the cu128 stack, byte for byte
+#   5. an apply whose expectation cannot be met (torch cuda 13.1): uv installs the cu130 build,
 #      verification fails, the venv is rolled back; tree digests show it is exactly as it was.
 # The index server is stopped on every exit path.
 set -euo pipefail
@@ -79,21 +80,25 @@ cp -a "$STACKUP_DEMO_VENV" "$demo/twin"
 "$demo/twin/bin/python" -I -B -c 'import torch; print("   torch", torch.__version__, "version.cuda", torch.version.cuda, "(unchanged)")'
 rm -rf "$demo/twin"
 
-say "1. stackup apply manifests/demo.yaml (cu128 -> cu130)"
+say "1. stackup plan manifests/demo.yaml --out .demo/plan.json (every wheel checked; nothing touched)"
 cu128_digest=$(digest)
-"$stackup" apply manifests/demo.yaml
+"$stackup" plan manifests/demo.yaml --out "$demo/plan.json"
+[ "$(digest)" = "$cu128_digest" ] || die "plan touched the venv"
+
+say "2. stackup apply .demo/plan.json (cu128 -> cu130, exactly the planned files)"
+"$stackup" apply "$demo/plan.json"
 show
 
-say "2. stackup verify manifests/demo.yaml"
+say "3. stackup verify manifests/demo.yaml"
 "$stackup" verify manifests/demo.yaml
 
-say "3. stackup rollback: back to the CUDA 12.8 stack"
+say "4. stackup rollback: back to the CUDA 12.8 stack"
 "$stackup" rollback --venv "$STACKUP_DEMO_VENV"
 show
 [ "$(digest)" = "$cu128_digest" ] || die "the rollback did not restore the venv exactly"
-echo "   tree digest equals the one before step 1: $cu128_digest"
+echo "   tree digest equals the one before step 2: $cu128_digest"
 
-say "4. an apply whose expectation cannot be met (torch cuda \"13.1\"): it must roll back"
+say "5. an apply whose expectation cannot be met (torch cuda \"13.1\"): it must roll back"
 sed 's/cuda: "13.0"}/cuda: "13.1"}/' manifests/demo.yaml >"$demo/demo-cuda13.1.yaml"
 grep -q 'cuda: "13.1"' "$demo/demo-cuda13.1.yaml" || die "could not derive the cuda 13.1 manifest"
 rc=0

@@ -158,4 +158,12 @@ std::filesystem::path make_temp_dir(const std::filesystem::path& parent, std::st
     return pattern;
 }
 
+ScratchDir::ScratchDir(std::string_view prefix)
+    : path_(make_temp_dir(std::filesystem::temp_directory_path(), prefix)) {}
+
+ScratchDir::~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+}
+
 }  // namespace stackup::base

@@ -66,4 +66,17 @@ void sync_filesystem(const std::filesystem::path& path);
 [[nodiscard]] std::filesystem::path make_temp_dir(const std::filesystem::path& parent,
                                                   std::string_view prefix);
 
+// A fresh directory under $TMPDIR, removed with everything in it when this goes.
+class ScratchDir {
+public:
+    explicit ScratchDir(std::string_view prefix);
+    ~ScratchDir();
+    ScratchDir(const ScratchDir&) = delete;
+    ScratchDir& operator=(const ScratchDir&) = delete;
+    const std::filesystem::path& path() const { return path_; }
+
+private:
+    std::filesystem::path path_;
+};
+
 }  // namespace stackup::base

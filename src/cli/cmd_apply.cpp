@@ -39,6 +39,9 @@ public:
         say("[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] " + step.name);
         if (verbosity_ == Verbosity::verbose || commands_ == Commands::always) {
             say("    $ " + installer::render_argv(step.argv));
+            for (const auto& line : step.requirements) {
+                say("      " + line);
+            }
         }
     }
     void installer_line(std::string_view line) override {
@@ -125,14 +128,17 @@ int print_dry_run(const txn::ApplyReport& r) {
 std::function<int()> setup_apply(CLI::App& sub, const CommonOptions& common) {
     auto manifest_path = std::make_shared<std::string>();
     auto dry = std::make_shared<bool>(false);
-    sub.add_option("manifest", *manifest_path, "the manifest (YAML)")->required();
+    sub.add_option("manifest", *manifest_path, "the manifest (YAML), or a plan saved by `plan --out`")->required();
     sub.add_flag("--dry-run", *dry, "preflight, the exact uv commands and uv's own dry run; touches nothing");
     return [manifest_path, dry, &common] {
-        auto m = load_manifest(*manifest_path, common);
+        auto [m, saved] = load_manifest_or_plan(*manifest_path, common);
         auto options = txn_options(common, &m);
+        options.saved_plan = std::move(saved);
         if (common.verbosity != Verbosity::quiet) {
-            std::cout << "stackup: apply " << (*dry ? "--dry-run " : "") << *manifest_path << " to "
-                      << options.venv.string() << "\n";
+            std::cout << "stackup: apply " << (*dry ? "--dry-run " : "")
+                      << (options.saved_plan ? "the plan " + *manifest_path + " (" + m.source.string() + ")"
+                                             : *manifest_path)
+                      << " to " << options.venv.string() << "\n";
         }
         using Commands = TerminalObserver::Commands;
         TerminalObserver observer(std::cout, common.verbosity, *dry ? Commands::always : Commands::when_verbose);

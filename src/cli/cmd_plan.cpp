@@ -3,25 +3,42 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/error.hpp"
+#include "base/fs.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/render.hpp"
 #include "installer/command.hpp"
 #include "txn/preflight.hpp"
+#include "txn/saved_plan.hpp"
 
 namespace stackup::cli {
+namespace {
+
+void save_plan(const std::string& path, const plan::SavedPlan& saved) {
+    try {
+        base::write_file_atomic(path, plan::to_json(saved));
+    } catch (const std::exception& e) {
+        throw Error(ExitCode::usage, "cannot write the plan to " + path + ": " + e.what());
+    }
+    std::cout << "plan saved to " << path << "; apply exactly it with: "
+              << installer::render_argv({"stackup", "apply", path}) << "\n";
+}
+
+}  // namespace
 
 std::function<int()> setup_plan(CLI::App& sub, const CommonOptions& common) {
     auto manifest_path = std::make_shared<std::string>();
+    auto out_path = std::make_shared<std::string>();
     sub.add_option("manifest", *manifest_path, "the manifest (YAML)")->required();
-    return [manifest_path, &common] {
+    sub.add_option("--out", *out_path, "save the plan (JSON) for `stackup apply FILE`");
+    return [manifest_path, out_path, &common] {
         auto m = load_manifest(*manifest_path, common);
         auto options = txn_options(common, &m);
         auto env = installer::child_environment(m, options.venv, options.caller_env);
         auto facts = venv::probe(options.venv, {}, env);
         txn::check_interpreter(m, facts, options.venv);
-        txn::check_toolkit(m, env);
-        txn::check_driver(m, env);
+        txn::Seen seen{txn::check_toolkit(m, env), txn::check_driver(m, env)};
         auto plan = txn::plan_against_indexes(m, facts, options.http);
         std::cout << "plan for " << options.venv.string() << " (python " << facts.interpreter.version << "):\n"
                   << render_plan(plan);
@@ -29,6 +46,9 @@ std::function<int()> setup_plan(CLI::App& sub, const CommonOptions& common) {
             std::cerr << "stackup: preflight failed: " << plan.problems.size()
                       << " requested package(s) have no wheel for this venv; nothing was touched\n";
             return static_cast<int>(ExitCode::preflight_failed);
+        }
+        if (!out_path->empty()) {
+            save_plan(*out_path, txn::make_saved_plan(m, options, facts, seen, plan));
         }
         return 0;
     };

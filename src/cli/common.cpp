@@ -1,6 +1,7 @@
 #include "cli/common.hpp"
 
 #include "base/error.hpp"
+#include "base/fs.hpp"
 
 namespace stackup::cli {
 
@@ -10,6 +11,27 @@ manifest::Manifest load_manifest(const std::string& path, const CommonOptions& c
         options.venv_override = common.venv;
     }
     return manifest::load(path, options);
+}
+
+ApplyInput load_manifest_or_plan(const std::string& path, const CommonOptions& common) {
+    std::string text;
+    try {
+        text = base::read_file(path);
+    } catch (const std::exception& e) {
+        throw Error(ExitCode::usage, "cannot read " + path + ": " + e.what());
+    }
+    if (!plan::looks_like_saved_plan(text)) {
+        return {load_manifest(path, common), std::nullopt};
+    }
+    auto saved = plan::parse_saved_plan(text, path);
+    if (!common.venv.empty() &&
+        std::filesystem::weakly_canonical(std::filesystem::absolute(common.venv)) != saved.venv) {
+        throw Error(ExitCode::usage, path + " is a plan for the venv " + saved.venv + ", not " + common.venv +
+                                         ": make a plan for that venv");
+    }
+    manifest::ParseOptions options;
+    options.venv_override = saved.venv;
+    return {manifest::load(saved.manifest, options), std::move(saved)};
 }
 
 txn::Options txn_options(const CommonOptions& common, const manifest::Manifest* m) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "manifest/manifest.hpp"
+#include "plan/plan_file.hpp"
 #include "txn/apply.hpp"
 
 namespace stackup::cli {
@@ -22,6 +23,14 @@ struct CommonOptions {
 };
 
 manifest::Manifest load_manifest(const std::string& path, const CommonOptions& common);
+
+// What `apply` was given: a manifest, or a saved plan and the manifest it names.
+struct ApplyInput {
+    manifest::Manifest manifest;
+    std::optional<plan::SavedPlan> saved_plan;
+};
+// A saved plan brings its own venv; --venv naming another one is a usage error.
+ApplyInput load_manifest_or_plan(const std::string& path, const CommonOptions& common);
 
 // The venv from --venv, else the manifest's; throws Error(usage) when neither says.
 txn::Options txn_options(const CommonOptions& common, const manifest::Manifest* m);

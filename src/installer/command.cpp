@@ -35,16 +35,8 @@ base::Environment child_environment(const manifest::Manifest& m, const std::file
     return env;
 }
 
-std::vector<std::string> as_written(const manifest::Step& step) {
-    std::vector<std::string> out;
-    for (const auto& req : step.packages) {
-        out.push_back(req.str());
-    }
-    return out;
-}
-
 std::vector<std::string> install_argv(const manifest::Manifest& m, const manifest::Step& step,
-                                      const std::vector<std::string>& requirements, const std::string& uv,
+                                      const std::filesystem::path& requirements_file, const std::string& uv,
                                       const std::filesystem::path& venv, Mode mode) {
     std::vector<std::string> argv{uv, "pip", "install", "--python", venv::python_of(venv).string(), "--no-config",
                                   "--no-progress", "--color", "never"};
@@ -68,14 +60,26 @@ std::vector<std::string> install_argv(const manifest::Manifest& m, const manifes
     for (const auto& req : step.packages) {
         argv.insert(argv.end(), {"--reinstall-package", req.normalized_name()});
     }
-    argv.insert(argv.end(), requirements.begin(), requirements.end());
+    argv.insert(argv.end(), {"--requirements", requirements_file.string()});
     return argv;
 }
 
 Invocation step_invocation(const manifest::Manifest& m, const manifest::Step& step,
-                           const std::vector<std::string>& requirements, const std::string& uv,
+                           const std::filesystem::path& requirements_file, const std::string& uv,
                            const std::filesystem::path& venv, const base::Environment& caller, Mode mode) {
-    return {install_argv(m, step, requirements, uv, venv, mode), child_environment(m, venv, caller)};
+    return {install_argv(m, step, requirements_file, uv, venv, mode), child_environment(m, venv, caller)};
+}
+
+std::string requirement_line(const std::string& requirement, const std::string& sha256) {
+    return sha256.empty() ? requirement : requirement + " --hash=sha256:" + sha256;
+}
+
+std::string requirements_text(const std::vector<std::string>& lines) {
+    std::string out = "# written by stackup: the exact files of one step (uv checks each hash)\n";
+    for (const auto& line : lines) {
+        out += line + "\n";
+    }
+    return out;
 }
 
 std::string redact(std::string text) {

@@ -25,21 +25,24 @@ struct Invocation {
 base::Environment child_environment(const manifest::Manifest& m, const std::filesystem::path& venv,
                                     const base::Environment& caller);
 
-// The step's requirements as the manifest wrote them (the plan's pins replace them).
-std::vector<std::string> as_written(const manifest::Step& step);
-
 // `uv pip install --python <venv>/bin/python --no-config ... --reinstall-package
-// NAME... REQUIREMENTS`: the step's index as --index and default_index as
+// NAME... --requirements FILE`: the step's index as --index and default_index as
 // --default-index; without default_index the step's index is the default, so
-// nothing comes from anywhere else. `requirements` are what to install (the
-// plan's exact pins); every package of the step is reinstalled.
+// nothing comes from anywhere else. FILE holds what to install (the plan's exact
+// pins, each with the sha256 uv must check); every package of the step is reinstalled.
 std::vector<std::string> install_argv(const manifest::Manifest& m, const manifest::Step& step,
-                                      const std::vector<std::string>& requirements, const std::string& uv,
+                                      const std::filesystem::path& requirements_file, const std::string& uv,
                                       const std::filesystem::path& venv, Mode mode);
 
 Invocation step_invocation(const manifest::Manifest& m, const manifest::Step& step,
-                           const std::vector<std::string>& requirements, const std::string& uv,
+                           const std::filesystem::path& requirements_file, const std::string& uv,
                            const std::filesystem::path& venv, const base::Environment& caller, Mode mode);
+
+// One line of a requirements file: "torch==2.11.0+cu130 --hash=sha256:<hex>"
+// (uv verifies the hash of every line that has one); no hash when `sha256` is "".
+std::string requirement_line(const std::string& requirement, const std::string& sha256);
+// The file's text: a header saying where it comes from, then one line each.
+std::string requirements_text(const std::vector<std::string>& lines);
 
 // Masks credentials in URLs ("https://user:pw@host" -> "https://***@host").
 std::string redact(std::string text);

@@ -36,7 +36,7 @@ bool has_pair(const std::vector<std::string>& argv, const std::string& flag, con
 TEST_SUITE("installer") {
     TEST_CASE("a step's uv argv: its index first, the default index below, every package reinstalled") {
         auto m = two_index_manifest();
-        auto argv = installer::install_argv(m, m.steps[0], installer::as_written(m.steps[0]), "/opt/uv", m.venv, installer::Mode::install);
+        auto argv = installer::install_argv(m, m.steps[0], "/state/requirements/step-1.txt", "/opt/uv", m.venv, installer::Mode::install);
         CHECK(std::vector<std::string>(argv.begin(), argv.begin() + 6) ==
               std::vector<std::string>{"/opt/uv", "pip", "install", "--python", "/srv/env/bin/python", "--no-config"});
         CHECK(has_pair(argv, "--index", "http://127.0.0.1:9/pytorch/"));
@@ -46,7 +46,8 @@ TEST_SUITE("installer") {
         CHECK(has_pair(argv, "--reinstall-package", "torch-vision"));
         CHECK(std::count(argv.begin(), argv.end(), "--no-deps") == 0);
         CHECK(std::count(argv.begin(), argv.end(), "--dry-run") == 0);
-        CHECK(argv.back() == "Torch_Vision>=0.26.0.dev0");
+        CHECK(argv.end()[-2] == "--requirements");
+        CHECK(argv.back() == "/state/requirements/step-1.txt");
     }
 
     TEST_CASE("without default_index a step installs only from its own index") {
@@ -54,13 +55,21 @@ TEST_SUITE("installer") {
         m.default_index.reset();
         m.steps[0].deps = false;
         m.steps[0].prerelease = false;
-        auto argv = installer::install_argv(m, m.steps[0], {"torch==2.11.0"}, "uv", m.venv, installer::Mode::dry_run);
+        auto argv = installer::install_argv(m, m.steps[0], "reqs.txt", "uv", m.venv, installer::Mode::dry_run);
         CHECK(has_pair(argv, "--default-index", "http://127.0.0.1:9/pytorch/"));
         CHECK(std::count(argv.begin(), argv.end(), "--index") == 0);
         CHECK(std::count(argv.begin(), argv.end(), "--no-deps") == 1);
         CHECK(std::count(argv.begin(), argv.end(), "--dry-run") == 1);
         CHECK(std::count(argv.begin(), argv.end(), "--prerelease") == 0);
-        CHECK(argv.back() == "torch==2.11.0");  // the plan's pin, not the requirement as written
+        CHECK(argv.back() == "reqs.txt");  // the plan's pins are in the file, not the requirements as written
+    }
+
+    TEST_CASE("a requirements file line carries the sha256 uv must check") {
+        CHECK(installer::requirement_line("torch==2.11.0+cu130", "ab12") == "torch==2.11.0+cu130 --hash=sha256:ab12");
+        CHECK(installer::requirement_line("torch==2.11.0+cu130", "") == "torch==2.11.0+cu130");
+        auto text = installer::requirements_text({"a==1 --hash=sha256:00", "b[x]==2; python_version >= \"3\""});
+        CHECK(text.find("\na==1 --hash=sha256:00\nb[x]==2; python_version >= \"3\"\n") != std::string::npos);
+        CHECK(text.rfind("#", 0) == 0);
     }
 
     TEST_CASE("the child environment drops the caller's PIP_* and UV_*, adds what we mean") {

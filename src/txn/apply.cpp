@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/error.hpp"
+#include "base/fs.hpp"
 #include "base/lock.hpp"
 #include "base/log.hpp"
 #include "base/sha256.hpp"
@@ -15,6 +16,7 @@
 #include "txn/common.hpp"
 #include "txn/journal.hpp"
 #include "txn/preflight.hpp"
+#include "txn/saved_plan.hpp"
 
 namespace stackup::txn {
 namespace {
@@ -78,17 +80,22 @@ std::vector<std::string> unchanged_failing_packages(const manifest::Step& step, 
 
 class Run {
 public:
+    // Each step's requirements file is written into `requirements_dir`.
     Run(const manifest::Manifest& m, const Options& o, Observer& obs, base::Environment env,
-        installer::Mode mode = installer::Mode::install)
-        : m_(m), options_(o), observer_(obs), env_(std::move(env)), mode_(mode) {}
+        std::filesystem::path requirements_dir, installer::Mode mode = installer::Mode::install)
+        : m_(m), options_(o), observer_(obs), env_(std::move(env)), requirements_dir_(std::move(requirements_dir)),
+          mode_(mode) {}
 
     // Returns false when the step failed; the report says how.
     bool step(std::size_t i, venv::Facts& facts, ApplyReport& report) {
         const manifest::Step& step = m_.steps[i];
-        auto pins = pins_of(report.plan.steps.at(i), step);
-        auto invocation = installer::step_invocation(m_, step, pins, options_.uv, options_.venv,
-                                                     options_.caller_env, mode_);
         StepReport& r = report.steps[i];
+        r.requirements = requirement_lines(report.plan.steps.at(i), step);
+        auto file = requirements_dir_ / requirements_file({}, i).filename();
+        std::filesystem::create_directories(requirements_dir_);
+        base::write_file_atomic(file, installer::requirements_text(r.requirements));
+        auto invocation = installer::step_invocation(m_, step, file, options_.uv, options_.venv,
+                                                     options_.caller_env, mode_);
         r.argv.clear();
         for (const auto& arg : invocation.argv) {
             r.argv.push_back(installer::redact(arg));
@@ -182,6 +189,7 @@ private:
     const Options& options_;
     Observer& observer_;
     base::Environment env_;
+    std::filesystem::path requirements_dir_;
     installer::Mode mode_;
 };
 
@@ -249,7 +257,13 @@ venv::Facts preflight(const manifest::Manifest& m, const Options& options, const
     check_toolkit(m, env);
     check_driver(m, env);
     observer.preflight(facts, report.uv_version);
-    report.plan = plan_against_indexes(m, facts, options.http);
+    if (options.saved_plan) {
+        // `apply PLAN`: no re-resolving, and nothing of a venv that moved on since.
+        check_saved_plan(*options.saved_plan, m, facts);
+        report.plan = plan::plan_of(*options.saved_plan);
+    } else {
+        report.plan = plan_against_indexes(m, facts, options.http);
+    }
     observer.planned(report.plan);
     require_plan_ok(report.plan);
     for (const auto& step : m.steps) {
@@ -341,7 +355,7 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
     report.snapshot_path = snap.dir;
     observer.snapshot_taken(snap.id, report.snapshot_path);
 
-    Run run(m, options, observer, env);
+    Run run(m, options, observer, env, requirements_file(options.state_dir, 0).parent_path());
     try {
         run_steps(run, journal, m, facts, report);
         report.outcome = outcome_of(report.steps);
@@ -366,7 +380,9 @@ ApplyReport dry_run(const manifest::Manifest& m, const Options& options, Observe
     auto env = installer::child_environment(m, options.venv, options.caller_env);
     ApplyReport report;
     venv::Facts facts = preflight(m, options, env, observer, report);
-    Run run(m, options, observer, env, installer::Mode::dry_run);
+    // No lock is taken, so nothing of a concurrent apply's state is written to.
+    base::ScratchDir scratch("stackup-dry-run-");
+    Run run(m, options, observer, env, scratch.path(), installer::Mode::dry_run);
     for (std::size_t i = 0; i < m.steps.size() && run.step(i, facts, report); ++i) {
     }
     report.outcome = outcome_of(report.steps);

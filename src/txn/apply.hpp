@@ -3,6 +3,7 @@
 // roll back. Reports are data; the CLI prints them.
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "base/process.hpp"
 #include "installer/summary.hpp"
 #include "manifest/manifest.hpp"
+#include "plan/plan_file.hpp"
 #include "plan/planner.hpp"
 #include "venv/probe.hpp"
 #include "verify/verify.hpp"
@@ -23,6 +25,8 @@ struct Options {
     std::string uv;                    // program name or path
     base::Environment caller_env;
     base::HttpOptions http;            // for the index pages
+    // `apply PLAN`: install exactly this saved plan (refused when stale) instead of planning.
+    std::optional<plan::SavedPlan> saved_plan;
 };
 
 // <root>/<venv name>-<8 hex of its absolute path>, root defaulting to
@@ -43,6 +47,7 @@ struct StepReport {
     std::string name;
     StepStatus status = StepStatus::pending;
     std::vector<std::string> argv;           // redacted
+    std::vector<std::string> requirements;   // the lines of the requirements file argv names
     std::vector<PackageRow> packages;        // every dist uv changed, and the step's own
     installer::UvSummary summary;
     std::string installer_error;             // uv's status when it failed

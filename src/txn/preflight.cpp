@@ -2,6 +2,7 @@
 
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "installer/command.hpp"
 #include "pep/version.hpp"
 #include "venv/driver.hpp"
 #include "venv/toolkit.hpp"
@@ -20,9 +21,9 @@ void check_interpreter(const manifest::Manifest& m, const venv::Facts& facts, co
     }
 }
 
-void check_toolkit(const manifest::Manifest& m, const base::Environment& env) {
+std::string check_toolkit(const manifest::Manifest& m, const base::Environment& env) {
     if (!m.cuda || m.cuda->toolkit.empty()) {
-        return;
+        return "";
     }
     auto toolkit = venv::probe_toolkit(m.cuda->home, env);
     if (!toolkit.release) {
@@ -33,11 +34,12 @@ void check_toolkit(const manifest::Manifest& m, const base::Environment& env) {
         throw Error(ExitCode::preflight_failed, "CUDA toolkit " + m.cuda->toolkit + " asked, but " +
                                                     toolkit.nvcc.string() + " reports " + *toolkit.release);
     }
+    return *toolkit.release;
 }
 
-void check_driver(const manifest::Manifest& m, const base::Environment& env) {
+std::string check_driver(const manifest::Manifest& m, const base::Environment& env) {
     if (!m.cuda || (!m.cuda->driver && !m.cuda->require_driver)) {
-        return;
+        return "";
     }
     auto driver = venv::probe_driver(env);
     std::string wanted = m.cuda->driver ? m.cuda->driver->str() : "a driver";
@@ -48,13 +50,14 @@ void check_driver(const manifest::Manifest& m, const base::Environment& env) {
         }
         base::log::warn("no NVIDIA driver seen (" + driver.source + "); the manifest asks " + wanted +
                         ": going on, as require_driver is false");
-        return;
+        return "";
     }
     auto version = pep::Version::parse(*driver.version);
     if (m.cuda->driver && (!version || !m.cuda->driver->contains(*version, pep::Prereleases::allow))) {
         throw Error(ExitCode::preflight_failed, "NVIDIA driver " + wanted + " asked, but " + driver.source +
                                                     " reports " + *driver.version);
     }
+    return *driver.version;
 }
 
 plan::Plan plan_against_indexes(const manifest::Manifest& m, const venv::Facts& facts, const base::HttpOptions& http) {
@@ -72,10 +75,16 @@ plan::Plan plan_against_indexes(const manifest::Manifest& m, const venv::Facts& 
     return plan::make_plan(m, facts, pages);
 }
 
-std::vector<std::string> pins_of(const plan::PlannedStep& planned, const manifest::Step& step) {
+std::vector<std::string> requirement_lines(const plan::PlannedStep& planned, const manifest::Step& step) {
     std::vector<std::string> out;
     for (std::size_t i = 0; i < step.packages.size(); ++i) {
-        out.push_back(planned.packages.at(i).pin(step.packages[i]));
+        const auto& p = planned.packages.at(i);
+        std::string sha256;
+        if (p.choice) {
+            auto it = p.choice->file.hashes.find("sha256");
+            sha256 = it == p.choice->file.hashes.end() ? "" : it->second;
+        }
+        out.push_back(installer::requirement_line(p.pin(step.packages[i]), sha256));
     }
     return out;
 }

@@ -1,5 +1,5 @@
-"""The test index itself: PEP 503 pages with sha256 and data-requires-python, the files, and
-fault injection (a status k times, a delay, a hang released by clearing the rules),
+"""The test index itself: PEP 503 pages with sha256 and data-requires-python, PEP 691 JSON
+for an index marked so (and only to a client that asks), the files, and fault injection (a status k times, a delay, a hang released by clearing the rules),
 both through the Python API and through /_control.
 """
 import hashlib
@@ -7,14 +7,18 @@ import json
 import threading
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import harness
 from harness import check
 
 
-def get(url, data=None, method=None):
+JSON = "application/vnd.pypi.simple.v1+json"
+
+
+def get(url, data=None, method=None, headers=None):
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, data, method=method),
+        with urllib.request.urlopen(urllib.request.Request(url, data, headers or {}, method=method),
                                     timeout=60) as r:
             return r.status, r.read(), r.headers
     except urllib.error.HTTPError as e:
@@ -37,6 +41,22 @@ def scenario(t):
     check(b'href="torchvision/"' in get(server.url("cu130"))[1], "root listing lacks torchvision")
     check(get(server.url("cu130") + "sgl-kernel/")[0] == 404, "sgl-kernel is not on cu130")
     check(get(server.url("sglang-cu130") + "SGL_Kernel/")[0] == 200, "names are not normalized")
+
+    ask_json = {"Accept": f"{JSON}, text/html;q=0.1"}
+    check(get(server.url("cu130") + "torch/", headers=ask_json)[2]["Content-Type"].startswith("text/html"),
+          "an index not marked json must answer HTML")
+    (Path(server.httpd.root) / "cu130" / ".format").write_text("json\n")
+    status, page, headers = get(server.url("cu130") + "torch/", headers=ask_json)
+    check(status == 200 and headers["Content-Type"] == JSON, f"{status} {headers}")
+    doc = json.loads(page)
+    check(doc["meta"]["api-version"] == "1.1" and doc["name"] == "torch", f"JSON page {doc}")
+    entry = doc["files"][0]
+    check(entry["filename"] == "torch-2.11.0.dev20251230+cu130-py3-none-any.whl"
+          and entry["hashes"]["sha256"] == sha and entry["requires-python"] == ">=3.9", f"JSON file {entry}")
+    projects = json.loads(get(server.url("cu130"), headers=ask_json)[1])["projects"]
+    check({"name": "torchvision"} in projects, f"JSON root listing {projects}")
+    check(get(server.url("cu130") + "torch/")[2]["Content-Type"].startswith("text/html"),
+          "a client that does not ask for JSON must get HTML")
 
     server.rules.set([{"prefix": "/pypi/", "status": 503, "times": 2}])
     codes = [get(server.url("pypi") + "filelock/")[0] for _ in range(3)]

@@ -2,7 +2,9 @@
 
 Layout: <root>/<index>/<project>/<file>.whl. URLs:
   /<index>/                   root listing of the index's projects
-  /<index>/<project>/         project page: <a href="FILE#sha256=...">, data-requires-python
+  /<index>/<project>/         project page: <a href="FILE#sha256=...">, data-requires-python;
+                              PEP 691 JSON instead when <root>/<index>/.format says "json" and
+                              the client's Accept asks for application/vnd.pypi.simple.v1+json
   /<index>/<project>/<file>   the file
   /_control                   GET: rules and request log (JSON); POST: {"rules": [...]} replaces
                               the rules; DELETE: clears them and releases hung requests
@@ -158,6 +160,9 @@ class _Handler(BaseHTTPRequestHandler):
         if len(parts) == 1:
             if not path.endswith("/"):
                 return self._redirect(path + "/")
+            if self._wants_json(index_dir):
+                return self._send(200, json.dumps({"meta": {"api-version": "1.1"}, "projects": [
+                    {"name": p} for p in _dirs(index_dir)]}).encode(), JSON_TYPE)
             return self._page(f"Simple index {parts[0]}",
                               [(f"{normalize(p)}/", p) for p in _dirs(index_dir)])
         project_dir = _find_project(index_dir, parts[1])
@@ -166,6 +171,8 @@ class _Handler(BaseHTTPRequestHandler):
         if len(parts) == 2:
             if not path.endswith("/"):
                 return self._redirect(path + "/")
+            if self._wants_json(index_dir):
+                return self._json_project_page(parts[1], project_dir)
             return self._project_page(parts[1], project_dir)
         file_path = os.path.join(project_dir, parts[2])
         if len(parts) != 3 or not os.path.isfile(file_path):
@@ -179,19 +186,33 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
+    def _wants_json(self, index_dir):
+        try:
+            with open(os.path.join(index_dir, ".format")) as f:
+                serves_json = f.read().strip() == "json"
+        except OSError:
+            serves_json = False
+        return serves_json and JSON_TYPE in self.headers.get("Accept", "")
+
     def _project_page(self, project, project_dir):
         links = []
-        for name in sorted(os.listdir(project_dir)):
-            full = os.path.join(project_dir, name)
-            if not os.path.isfile(full) or not name.endswith((".whl", ".tar.gz", ".zip")):
-                continue
+        for name, full, requires_python in _project_files(project_dir):
             href = f"{urllib.parse.quote(name)}#sha256={_sha256(full)}"
             attrs = ""
-            requires_python = wheel_requires_python(full) if name.endswith(".whl") else None
             if requires_python:
                 attrs = f' data-requires-python="{html.escape(requires_python)}"'
             links.append((href, name, attrs))
         self._page(f"Links for {project}", links)
+
+    def _json_project_page(self, project, project_dir):
+        files = []
+        for name, full, requires_python in _project_files(project_dir):
+            entry = {"filename": name, "url": urllib.parse.quote(name), "hashes": {"sha256": _sha256(full)}}
+            if requires_python:
+                entry["requires-python"] = requires_python
+            files.append(entry)
+        doc = {"meta": {"api-version": "1.1"}, "name": normalize(project), "files": files}
+        self._send(200, json.dumps(doc, indent=1).encode(), JSON_TYPE)
 
     def _page(self, title, links):
         rows = []
@@ -203,6 +224,18 @@ class _Handler(BaseHTTPRequestHandler):
                 f"content=\"1.0\"><title>{html.escape(title)}</title></head>\n  <body>\n"
                 f"    <h1>{html.escape(title)}</h1>\n" + "\n".join(rows) + "\n  </body>\n</html>\n")
         self._send(200, body.encode(), "text/html; charset=utf-8")
+
+
+JSON_TYPE = "application/vnd.pypi.simple.v1+json"
+
+
+def _project_files(project_dir):
+    """(name, path, requires_python) of each distribution file, sorted by name."""
+    for name in sorted(os.listdir(project_dir)):
+        full = os.path.join(project_dir, name)
+        if not os.path.isfile(full) or not name.endswith((".whl", ".tar.gz", ".zip")):
+            continue
+        yield name, full, wheel_requires_python(full) if name.endswith(".whl") else None
 
 
 def _dirs(path):
