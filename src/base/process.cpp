@@ -7,8 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <mutex>
 #include <system_error>
 
 #include <boost/process.hpp>
@@ -28,6 +30,15 @@ extern "C" void forward_signal(int sig) {
     if (pgid > 0) {
         ::kill(-pgid, sig);
     }
+}
+
+// The fds every child inherits (InheritedFd), copied into each child's setup before fork.
+std::mutex g_inherited_mutex;
+std::vector<int> g_inherited;
+
+std::vector<int> inherited_fds() {
+    std::lock_guard<std::mutex> guard(g_inherited_mutex);
+    return g_inherited;
 }
 
 // Marks every fd above stderr close-on-exec, so none of ours leaks into the
@@ -50,12 +61,16 @@ void keep_our_fds_out() {
 // installer goes on writing into the venv.
 struct ChildSetup : bp::extend::handler {
     pid_t parent = ::getpid();
+    std::vector<int> inherit = inherited_fds();
     template <typename Executor>
     void on_exec_setup(Executor&) const {
         ::setpgid(0, 0);
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
         ::signal(SIGPIPE, SIG_DFL);  // an ignored SIGPIPE of ours would survive exec
         keep_our_fds_out();
+        for (int fd : inherit) {
+            ::fcntl(fd, F_SETFD, 0);  // only in the child: ours stays close-on-exec
+        }
         if (::getppid() != parent) {
             ::_exit(127);  // the parent died before prctl took effect
         }
@@ -95,6 +110,22 @@ std::string path_of(const Environment& env) {
 }
 
 }  // namespace
+
+InheritedFd::InheritedFd(int fd) : fd_(fd) {
+    std::lock_guard<std::mutex> guard(g_inherited_mutex);
+    g_inherited.push_back(fd);
+}
+
+InheritedFd::~InheritedFd() {
+    if (fd_ < 0) {
+        return;
+    }
+    std::lock_guard<std::mutex> guard(g_inherited_mutex);
+    auto it = std::find(g_inherited.begin(), g_inherited.end(), fd_);
+    if (it != g_inherited.end()) {
+        g_inherited.erase(it);
+    }
+}
 
 Environment current_environment() {
     Environment env;

@@ -43,6 +43,21 @@ using LineSink = std::function<void(std::string_view line)>;
 // in start_error.
 ProcessResult run_process(const ProcessSpec& spec, const LineSink& on_line = {});
 
+// While one lives, every child run_process starts inherits `fd` (the same open
+// file description), past our close-on-exec sweep: a child that outlives us then
+// keeps holding what the fd holds (the venv lock). Move-only; scoped, not global state.
+class InheritedFd {
+public:
+    explicit InheritedFd(int fd);
+    InheritedFd(InheritedFd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+    InheritedFd& operator=(InheritedFd&&) = delete;
+    InheritedFd(const InheritedFd&) = delete;
+    ~InheritedFd();
+
+private:
+    int fd_;
+};
+
 // Finds `name` in the PATH of `env` ("" when absent); a name with '/' is returned as is.
 std::string find_program(const std::string& name, const Environment& env);
 

@@ -12,13 +12,26 @@ namespace stackup::cli {
 namespace {
 
 void print_lock(std::ostream& out, const txn::LockState& lock) {
-    if (!lock.exists) {
-        out << "lock:        free (never taken: " << lock.path.string() << ")\n";
-    } else if (lock.held) {
-        out << "lock:        HELD by " << (lock.holder.empty() ? "an unknown holder" : lock.holder) << "\n";
-    } else {
-        out << "lock:        free" << (lock.holder.empty() ? "" : " (last held by " + lock.holder + ")") << "\n";
+    switch (lock.state) {
+        case txn::LockStatus::never_taken:
+            out << "lock:        free (never taken: " << lock.path.string() << ")\n";
+            return;
+        case txn::LockStatus::free: out << "lock:        free\n"; return;
+        case txn::LockStatus::stale:
+            out << "lock:        STALE (free, but its last holder never released it): " << lock.holder_description
+                << "; the next run takes it over\n";
+            return;
+        case txn::LockStatus::held:
+            out << "lock:        HELD by " << (lock.holder.empty() ? "an unknown holder" : lock.holder) << "\n";
+            return;
+        case txn::LockStatus::orphaned: break;
     }
+    out << "lock:        HELD, but its holder " << lock.holder_description
+        << ": a process it started still holds the lock";
+    for (std::size_t i = 0; i < lock.holding_pids.size(); ++i) {
+        out << (i == 0 ? " (pid " : ", ") << lock.holding_pids[i];
+    }
+    out << (lock.holding_pids.empty() ? "" : ")") << "; nothing can run until it ends\n";
 }
 
 void print_open(std::ostream& out, const txn::StatusReport& r, const std::filesystem::path& state_dir) {
@@ -34,7 +47,7 @@ void print_open(std::ostream& out, const txn::StatusReport& r, const std::filesy
         << "  stopped:   " << open.where() << (open.why.empty() ? "" : " (" + open.why + ")") << "\n"
         << "  snapshot:  " << (open.touched() ? open.snapshot_id : "none taken: the venv was not touched") << "\n";
     if (r.interrupted()) {
-        out << "  to recover: " << txn::recovery_hint(open) << " (journal: " << txn::journal_path(state_dir).string()
+        out << "  to recover: " << txn::recovery_hint(open, state_dir) << " (journal: " << txn::journal_path(state_dir).string()
             << ")\n";
     }
 }
@@ -47,6 +60,22 @@ void print_last(std::ostream& out, const txn::StatusReport& r) {
     out << "last apply:  " << r.last->result << " at " << r.last->when << ", manifest " << r.last->manifest
         << (r.last->snapshot_id.empty() ? "" : ", snapshot " + r.last->snapshot_id)
         << (r.last->detail.empty() ? "" : " (" + r.last->detail + ")") << "\n";
+}
+
+// Each row with its real disk use: hard links share blocks with the venv and with each other.
+void print_snapshots(std::ostream& out, const txn::StatusReport& r) {
+    out << "snapshots:   " << r.snapshots.size() << " (store on disk: " << render_bytes(r.usage.disk_bytes)
+        << ", shared blocks counted once)\n";
+    for (const auto& info : r.snapshots) {
+        out << "  " << render_snapshot_row(info);
+        for (const auto& u : r.usage.snapshots) {
+            if (u.id == info.id) {
+                out << " [apparent " << render_bytes(u.apparent_bytes) << ", only in this snapshot "
+                    << render_bytes(u.own_bytes) << "]";
+            }
+        }
+        out << "\n";
+    }
 }
 
 }  // namespace
@@ -67,10 +96,7 @@ std::function<int()> setup_status(CLI::App& sub, const CommonOptions& common) {
         print_lock(out, report.lock);
         print_open(out, report, options.state_dir);
         print_last(out, report);
-        out << "snapshots:   " << report.snapshots.size() << "\n";
-        for (const auto& info : report.snapshots) {
-            out << "  " << render_snapshot_row(info) << "\n";
-        }
+        print_snapshots(out, report);
         return report.interrupted() ? static_cast<int>(ExitCode::interrupted) : 0;
     };
 }

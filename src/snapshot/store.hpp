@@ -68,6 +68,21 @@ struct RestoreResult {
     std::vector<std::string> warnings;  // e.g. the old tree could not be removed (and where it is)
 };
 
+// Real disk use, st_blocks * 512. Hard-link snapshots share inodes with the
+// venv and with each other, so a sum of file sizes overstates what they cost.
+struct SnapshotUsage {
+    std::string id;
+    std::uint64_t apparent_bytes = 0;  // sizes of its files and symlinks, shared or not
+    std::uint64_t own_bytes = 0;       // blocks no path outside this snapshot links to: what deleting it frees
+    friend bool operator==(const SnapshotUsage&, const SnapshotUsage&) = default;
+};
+
+struct StoreUsage {
+    std::vector<SnapshotUsage> snapshots;  // complete snapshots, newest first
+    std::uint64_t disk_bytes = 0;          // the whole store, each (st_dev, st_ino) counted once
+    friend bool operator==(const StoreUsage&, const StoreUsage&) = default;
+};
+
 class Store {
 public:
     explicit Store(std::filesystem::path state_dir);
@@ -92,6 +107,9 @@ public:
     // from a write. Slow (reads every byte); call it off the critical path.
     // Returns the number of files hashed; a copy snapshot returns 0.
     std::uint64_t seal(const std::string& id);
+
+    // Walks every snapshot (lstat only; nothing is read or followed). An absent store is empty.
+    [[nodiscard]] StoreUsage usage() const;
 
     // Removes a snapshot: snapshot.json first, so a crash mid-way leaves an incomplete one.
     // Returns false when there is no such snapshot.

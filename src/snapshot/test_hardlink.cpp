@@ -174,4 +174,49 @@ TEST_SUITE("snapshot") {
         CHECK(strategy_from_string("automatic") == Strategy::automatic);
         CHECK_FALSE(strategy_from_string("reflink"));
     }
+
+    TEST_CASE("usage counts shared blocks once: a hard-link snapshot costs what the venv no longer links") {
+        LinkFixture f;
+        const std::string lib = std::string(kSitePackages) + "/torch/lib/libtorch_cuda.so";
+        const std::uint64_t lib_bytes = fs::file_size(f.venv / lib);
+        auto info = f.snap();
+        auto fresh = f.store.usage();
+        REQUIRE(fresh.snapshots.size() == 1);
+        CHECK(fresh.snapshots[0].id == info.id);
+        CHECK(fresh.snapshots[0].apparent_bytes >= lib_bytes);
+        CHECK(fresh.snapshots[0].own_bytes < lib_bytes);   // the venv still links the big file
+
+        replace_file(f.venv / lib, "a new build");            // what uv does: the old inode stays only here
+        auto after = f.store.usage();
+        CHECK(after.snapshots[0].own_bytes >= fresh.snapshots[0].own_bytes + lib_bytes);
+        CHECK(after.disk_bytes >= after.snapshots[0].own_bytes);
+
+        auto second = f.snap();                               // links the new lib; the old one only in the first
+        auto both = f.store.usage();
+        REQUIRE(both.snapshots.size() == 2);
+        CHECK(both.snapshots[0].id == second.id);
+        CHECK(both.snapshots[1].own_bytes >= lib_bytes);
+        CHECK(both.snapshots[0].own_bytes < lib_bytes);
+    }
+
+    TEST_CASE("two hard-link snapshots of one file: counted once on disk, owned by neither alone") {
+        LinkFixture f;
+        const std::string lib = std::string(kSitePackages) + "/torch/lib/libtorch_cuda.so";
+        const std::uint64_t lib_bytes = fs::file_size(f.venv / lib);
+        f.snap();
+        f.snap();
+        replace_file(f.venv / lib, "a new build");            // now only the two snapshots link the old lib
+        auto usage = f.store.usage();
+        REQUIRE(usage.snapshots.size() == 2);
+        CHECK(usage.snapshots[0].apparent_bytes + usage.snapshots[1].apparent_bytes >= 2 * lib_bytes);
+        CHECK(usage.disk_bytes >= lib_bytes);
+        CHECK(usage.disk_bytes < 2 * lib_bytes);
+        CHECK(usage.snapshots[0].own_bytes < lib_bytes);      // deleting either one alone frees no lib
+        CHECK(usage.snapshots[1].own_bytes < lib_bytes);
+    }
+
+    TEST_CASE("an absent store uses nothing") {
+        stackup::testing::TempDir dir;
+        CHECK(Store(dir / "nowhere").usage() == StoreUsage{});
+    }
 }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.hpp"
+#include "installer/command.hpp"
 
 namespace stackup::txn {
 namespace {
@@ -222,15 +223,28 @@ std::string describe_interrupted(const OpenTransaction& open, const std::filesys
     if (!open.why.empty()) {
         text += " (" + open.why + ")";
     }
-    return text + "; " + recovery_hint(open);
+    return text + "; " + recovery_hint(open, state_dir);
 }
 
-std::string recovery_hint(const OpenTransaction& open) {
-    if (open.touched()) {
-        return "run `stackup rollback` to restore snapshot " + open.snapshot_id + ", or `stackup status`";
+std::string command_for(const std::string& verb, const OpenTransaction& open, const std::filesystem::path& state_dir) {
+    std::filesystem::path venv(open.venv);
+    std::vector<std::string> argv{"stackup", verb, "--venv", venv.string()};
+    // state_dir is <root>/<venv name>-<hash> (state_dir_for); the default root is beside the venv.
+    auto root = state_dir.lexically_normal().parent_path();
+    if (root != (venv.parent_path() / ".stackup").lexically_normal()) {
+        argv.insert(argv.end(), {"--state-dir", root.string()});
     }
-    return "it died before its snapshot, so the venv was not touched: run `stackup rollback` to close the "
-           "journal, or `stackup status`";
+    return installer::render_argv(argv);
+}
+
+std::string recovery_hint(const OpenTransaction& open, const std::filesystem::path& state_dir) {
+    std::string rollback = "`" + command_for("rollback", open, state_dir) + "`";
+    std::string status = "`" + command_for("status", open, state_dir) + "`";
+    if (open.touched()) {
+        return "run " + rollback + " to restore snapshot " + open.snapshot_id + ", or " + status;
+    }
+    return "it died before its snapshot, so the venv was not touched: run " + rollback + " to close the "
+           "journal, or " + status;
 }
 
 std::filesystem::path journal_path(const std::filesystem::path& state_dir) {

@@ -93,8 +93,11 @@ struct OpenTransaction {
 // Why a new run cannot start: names the manifest, the step, the snapshot, the
 // pid and start time, and how to recover.
 std::string describe_interrupted(const OpenTransaction& open, const std::filesystem::path& state_dir);
-// "run `stackup rollback` to restore snapshot X, or `stackup status`" (or to close an untouched run).
-std::string recovery_hint(const OpenTransaction& open);
+// "run `stackup rollback --venv V` to restore snapshot X, or `stackup status --venv V`" (or to
+// close an untouched run); --state-dir is added when `state_dir` is not the venv's default one.
+std::string recovery_hint(const OpenTransaction& open, const std::filesystem::path& state_dir);
+// `stackup VERB --venv V [--state-dir ROOT]`, quoted to paste into a shell.
+std::string command_for(const std::string& verb, const OpenTransaction& open, const std::filesystem::path& state_dir);
 
 std::filesystem::path journal_path(const std::filesystem::path& state_dir);
 std::filesystem::path last_apply_path(const std::filesystem::path& state_dir);

@@ -24,18 +24,28 @@ snapshot::SnapshotInfo find_own(const snapshot::Store& store, const Options& opt
     return *info;
 }
 
+LockStatus status_of(base::LockProbe probe, const std::string& line) {
+    auto holder = base::parse_holder(line);
+    bool dead = holder && base::liveness_of(*holder) == base::Liveness::not_running;
+    switch (probe) {
+        case base::LockProbe::absent: return LockStatus::never_taken;
+        case base::LockProbe::free: return line.empty() ? LockStatus::free : LockStatus::stale;
+        case base::LockProbe::held: return dead ? LockStatus::orphaned : LockStatus::held;
+    }
+    return LockStatus::held;
+}
+
 LockState probe_lock(const std::filesystem::path& state_dir) {
     LockState lock;
     lock.path = state_dir / "lock";
-    std::error_code ec;
-    lock.exists = std::filesystem::exists(lock.path, ec);
-    if (!lock.exists) {
-        return lock;  // never locked: do not create the state dir just to look
+    auto probe = base::FileLock::probe(lock.path);  // never creates the state dir just to look
+    lock.holder = probe == base::LockProbe::absent ? std::string() : base::FileLock::holder(lock.path);
+    lock.state = status_of(probe, lock.holder);
+    lock.holder_description = describe_holder(lock.holder);
+    if (lock.state == LockStatus::orphaned) {
+        lock.holding_pids = base::FileLock::processes_with_open(lock.path);
     }
-    lock.holder = base::FileLock::holder(lock.path);
-    auto probe = base::FileLock::try_acquire(lock.path, "status (probing the lock)");
-    lock.held = !probe.has_value();
-    return lock;  // the probe's lock, if taken, is released here
+    return lock;
 }
 
 }  // namespace
@@ -91,6 +101,7 @@ StatusReport status(const Options& options) {
     report.open = open_transaction(options.state_dir);
     report.last = last_apply(options.state_dir);
     report.snapshots = list_snapshots(options);
+    report.usage = snapshot::Store(options.state_dir).usage();
     return report;
 }
 

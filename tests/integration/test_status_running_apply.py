@@ -35,7 +35,7 @@ def scenario(t):
     snaps = [p.name for p in t.state_dir.glob("*/snapshots/*")]
     check(len(snaps) == 1, f"expected the apply's one snapshot: {snaps}")
     check_says(after, "none open", "last apply:  committed", str(manifest), snaps[0],
-               "before apply of", "entries", "KiB")
+               "before apply of", "entries", "KiB", "store on disk", "only in this snapshot")
     check(not list(t.state_dir.glob("*/journal")), "a committed apply left its journal")
 
 
