@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -11,6 +12,8 @@
 #include "base/log.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/json.hpp"
+#include "installer/command.hpp"
 
 namespace stackup::cli {
 namespace {
@@ -22,8 +25,67 @@ void add_common_options(CLI::App& app, CommonOptions& common, bool& verbose, boo
     app.add_option("--uv", common.uv, "the uv to run (default: uv on PATH)")->envname("STACKUP_UV");
     app.add_option("--http-timeout", common.http_timeout, "seconds per index request (failed requests are retried)")
         ->check(CLI::PositiveNumber);
+    app.add_option("--snapshot-strategy", common.snapshot_strategy,
+                   "automatic (reflink, else hard links on the venv's filesystem, else copy), reflink, hardlink, copy")
+        ->check(CLI::IsMember({"automatic", "reflink", "hardlink", "copy"}));
+    app.add_option("--log-file", common.log_file, "also append the debug log (each child's argv and environment) here");
+    app.add_flag("--json", common.json, "one JSON document on stdout; everything else goes to stderr");
     app.add_flag("-v,--verbose", verbose, "say more, including each child's argv");
     app.add_flag("-q,--quiet", quiet, "say only what failed");
+}
+
+// Known before parsing, so that a usage error is a JSON document too.
+bool asks_for_json(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--json") == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// With --json, stdout carries the document only: std::cout (people's text, uv's
+// lines) goes to stderr while the command runs; `stdout_` is the real one.
+class JsonStdout {
+public:
+    explicit JsonStdout(bool active) : active_(active), saved_(std::cout.rdbuf()) {
+        if (active_) {
+            std::cout.rdbuf(std::cerr.rdbuf());
+        }
+    }
+    ~JsonStdout() { std::cout.rdbuf(saved_); }
+    JsonStdout(const JsonStdout&) = delete;
+    JsonStdout& operator=(const JsonStdout&) = delete;
+
+    int finish(const Document& doc, int code) {
+        if (active_) {
+            std::cout.flush();
+            std::ostream out(saved_);
+            out << doc.finish(code).dump(2) << "\n" << std::flush;
+        }
+        return code;
+    }
+
+private:
+    bool active_;
+    std::streambuf* saved_;
+};
+
+// Runs the chosen command; every failure becomes its exit code (and a JSON error).
+int run_command(const std::function<int()>& command, Document& doc) {
+    try {
+        return command();
+    } catch (const Error& e) {
+        std::cerr << "stackup: " << e.describe() << "\n";
+        doc.add_error(error_json(e));
+        return static_cast<int>(e.code());
+    } catch (const std::exception& e) {
+        // apply and rollback turn every failure after the first change into an
+        // Error; anything else escaping here happened before the venv was touched.
+        std::cerr << "stackup: " << e.what() << "\n";
+        doc.add_error(error_json(ExitCode::preflight_failed, e.what()));
+        return static_cast<int>(ExitCode::preflight_failed);
+    }
 }
 
 void apply_verbosity(CommonOptions& common, bool verbose, bool quiet) {
@@ -44,6 +106,7 @@ int run(int argc, char** argv) {
     ::signal(SIGPIPE, SIG_IGN);
     CLI::App app{"stackup: upgrade the GPU stack of a Python venv from a manifest, and never leave it broken"};
     app.require_subcommand(1);
+    app.set_version_flag("--version", "stackup " STACKUP_VERSION);
     // Options may stand before or after the command.
     app.fallthrough();
     CommonOptions common;
@@ -55,26 +118,35 @@ int run(int argc, char** argv) {
     for (const auto& command : commands()) {
         CLI::App* sub = app.add_subcommand(command.name, command.summary);
         auto runner = std::make_shared<std::function<int()>>(command.setup(*sub, common));
-        sub->callback([&chosen, runner] { chosen = *runner; });
+        std::string name = command.name;
+        sub->callback([&chosen, &common, runner, name] {
+            common.doc->set_command_once(name);
+            chosen = *runner;
+        });
     }
+    JsonStdout json(asks_for_json(argc, argv));
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         int code = app.exit(e);
-        return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
+        if (code != 0) {
+            code = static_cast<int>(ExitCode::usage);
+            common.doc->add_error(error_json(ExitCode::usage, e.what()));
+        }
+        return json.finish(*common.doc, code);
     }
     apply_verbosity(common, verbose, quiet);
-    try {
-        return chosen();
-    } catch (const Error& e) {
-        std::cerr << "stackup: " << e.describe() << "\n";
-        return static_cast<int>(e.code());
-    } catch (const std::exception& e) {
-        // apply and rollback turn every failure after the first change into an
-        // Error; anything else escaping here happened before the venv was touched.
-        std::cerr << "stackup: " << e.what() << "\n";
-        return static_cast<int>(ExitCode::preflight_failed);
+    if (!common.log_file.empty()) {
+        try {
+            base::log::add_file(common.log_file);
+        } catch (const std::exception& e) {
+            std::cerr << "stackup: cannot write the log file " << common.log_file << ": " << e.what() << "\n";
+            common.doc->add_error(error_json(ExitCode::usage, "cannot write the log file " + common.log_file));
+            return json.finish(*common.doc, static_cast<int>(ExitCode::usage));
+        }
+        base::log::debug("stackup " STACKUP_VERSION ": " + installer::render_argv(std::vector<std::string>(argv, argv + argc)));
     }
+    return json.finish(*common.doc, run_command(chosen, *common.doc));
 }
 
 }  // namespace stackup::cli

@@ -142,10 +142,15 @@ std::function<int()> setup_apply(CLI::App& sub, const CommonOptions& common) {
         }
         using Commands = TerminalObserver::Commands;
         TerminalObserver observer(std::cout, common.verbosity, *dry ? Commands::always : Commands::when_verbose);
+        common.doc->body()["manifest"] = m.source.string();
+        common.doc->body()["plan_file"] = options.saved_plan ? Json(*manifest_path) : Json(nullptr);
         if (*dry) {
-            return print_dry_run(txn::dry_run(m, options, observer));
+            auto report = txn::dry_run(m, options, observer);
+            add_apply(*common.doc, report, true);
+            return print_dry_run(report);
         }
         auto report = txn::apply(m, options, observer);
+        add_apply(*common.doc, report, false);
         return print_outcome(report, options, common);
     };
 }

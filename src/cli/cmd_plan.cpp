@@ -40,6 +40,13 @@ std::function<int()> setup_plan(CLI::App& sub, const CommonOptions& common) {
         txn::check_interpreter(m, facts, options.venv);
         txn::Seen seen{txn::check_toolkit(m, env), txn::check_driver(m, env)};
         auto plan = txn::plan_against_indexes(m, facts, options.http);
+        add_plan(*common.doc, plan);
+        Json& body = common.doc->body();
+        body["manifest"] = m.source.string();
+        body["python"] = facts.interpreter.version;
+        body["toolkit"] = seen.toolkit.empty() ? Json(nullptr) : Json(seen.toolkit);
+        body["driver"] = seen.driver.empty() ? Json(nullptr) : Json(seen.driver);
+        body["saved_to"] = nullptr;
         std::cout << "plan for " << options.venv.string() << " (python " << facts.interpreter.version << "):\n"
                   << render_plan(plan);
         if (!plan.ok()) {
@@ -49,6 +56,7 @@ std::function<int()> setup_plan(CLI::App& sub, const CommonOptions& common) {
         }
         if (!out_path->empty()) {
             save_plan(*out_path, txn::make_saved_plan(m, options, facts, seen, plan));
+            body["saved_to"] = std::filesystem::absolute(*out_path).string();
         }
         return 0;
     };

@@ -21,6 +21,7 @@ std::function<int()> setup_rollback(CLI::App& sub, const CommonOptions& common) 
         }
         auto options = txn_options(common, m ? &*m : nullptr);
         auto report = txn::rollback(options, id->empty() ? std::nullopt : std::optional<std::string>(*id));
+        add_rollback(*common.doc, report);
         if (common.verbosity == Verbosity::quiet) {
             return 0;
         }

@@ -36,6 +36,7 @@ std::function<int()> setup_create(CLI::App& sub, const CommonOptions& common, st
         target->resolve(common);
         auto m = target->manifest ? &*target->manifest : nullptr;
         auto info = txn::create_snapshot(target->options, m, *label);
+        common.doc->body()["snapshot"] = snapshot_json(info);
         std::cout << "snapshot " << info.id << " created (" << info.entries << " entries, "
                   << render_bytes(info.file_bytes) << "): " << info.dir.string() << "\n";
         return 0;
@@ -46,6 +47,11 @@ std::function<int()> setup_list(const CommonOptions& common, std::shared_ptr<Tar
     return [target, &common] {
         target->resolve(common);
         auto all = txn::list_snapshots(target->options);
+        Json list = Json::array();
+        for (const auto& info : all) {
+            list.push_back(snapshot_json(info));
+        }
+        common.doc->body()["snapshots"] = list;
         if (all.empty()) {
             std::cout << "no snapshots of " << target->options.venv.string() << "\n";
         }
@@ -62,6 +68,7 @@ std::function<int()> setup_show(CLI::App& sub, const CommonOptions& common, std:
     return [id, target, &common] {
         target->resolve(common);
         auto info = txn::show_snapshot(target->options, *id);
+        common.doc->body()["snapshot"] = snapshot_json(info);
         std::cout << render_snapshot_details(info);
         return 0;
     };
@@ -73,6 +80,7 @@ std::function<int()> setup_delete(CLI::App& sub, const CommonOptions& common, st
     return [id, target, &common] {
         target->resolve(common);
         txn::delete_snapshot(target->options, *id);
+        common.doc->body()["deleted"] = Json::array({*id});
         std::cout << "snapshot " << *id << " deleted\n";
         return 0;
     };
@@ -86,6 +94,8 @@ std::function<int()> setup_prune(CLI::App& sub, const CommonOptions& common, std
         target->resolve(common);
         int n = *keep >= 0 ? *keep : (target->manifest ? target->manifest->snapshot_keep : 3);
         auto removed = txn::prune_snapshots(target->options, n);
+        common.doc->body()["deleted"] = removed;
+        common.doc->body()["keep"] = n;
         std::cout << "pruned " << removed.size() << " snapshot(s), keeping the newest " << n << "\n";
         for (const auto& id : removed) {
             std::cout << "  deleted " << id << "\n";
@@ -104,7 +114,11 @@ std::function<int()> setup_snapshots(CLI::App& sub, const CommonOptions& common)
         CLI::App* nested = sub.add_subcommand(name, summary);
         auto runner = std::make_shared<std::function<int()>>(setup(*nested));
         add_manifest(*nested, *target);  // after the command's own positionals: `show ID [MANIFEST]`
-        nested->callback([chosen, runner] { *chosen = *runner; });
+        std::string command = std::string("snapshots ") + name;
+        nested->callback([chosen, runner, command, &common] {
+            common.doc->set_command(command);
+            *chosen = *runner;
+        });
     };
     add("create", "snapshot the venv now (reads it only)",
         [&](CLI::App& s) { return setup_create(s, common, target); });

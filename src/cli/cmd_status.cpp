@@ -90,6 +90,7 @@ std::function<int()> setup_status(CLI::App& sub, const CommonOptions& common) {
         }
         auto options = txn_options(common, m ? &*m : nullptr);
         auto report = txn::status(options);
+        add_status(*common.doc, report, options.state_dir);
         std::ostream& out = std::cout;
         out << "venv:        " << options.venv.string() << "\n"
             << "state:       " << options.state_dir.string() << "\n";

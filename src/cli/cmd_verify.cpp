@@ -16,6 +16,8 @@ std::function<int()> setup_verify(CLI::App& sub, const CommonOptions& common) {
         auto m = load_manifest(*manifest_path, common);
         auto options = txn_options(common, &m);
         auto report = txn::verify_env(m, options);
+        common.doc->body()["manifest"] = m.source.string();
+        add_verify(*common.doc, report);
         if (report.ok()) {
             if (common.verbosity != Verbosity::quiet) {
                 std::cout << "verified: " << options.venv.string() << " meets " << *manifest_path << " ("

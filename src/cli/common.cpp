@@ -53,6 +53,13 @@ txn::Options txn_options(const CommonOptions& common, const manifest::Manifest* 
     o.uv = common.uv.empty() ? "uv" : common.uv;
     o.caller_env = base::current_environment();
     o.http.timeout_seconds = common.http_timeout;
+    auto strategy = snapshot::strategy_from_string(common.snapshot_strategy);
+    if (!strategy) {
+        throw Error(ExitCode::usage, "--snapshot-strategy: '" + common.snapshot_strategy +
+                                         "' is not one of automatic, reflink, hardlink, copy");
+    }
+    o.snapshot_strategy = *strategy;
+    common.doc->set_venv(o.venv);
     return o;
 }
 

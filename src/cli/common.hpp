@@ -3,8 +3,11 @@
 // manifest into the transaction's options.
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
+
+#include "cli/json.hpp"
 
 #include "manifest/manifest.hpp"
 #include "plan/plan_file.hpp"
@@ -19,7 +22,11 @@ struct CommonOptions {
     std::string state_dir;   // --state-dir / STACKUP_STATE_DIR
     std::string uv;          // --uv / STACKUP_UV
     long http_timeout = 30;  // --http-timeout SECONDS, per request attempt
+    std::string snapshot_strategy = "automatic";  // --snapshot-strategy
+    std::string log_file;    // --log-file
     Verbosity verbosity = Verbosity::normal;
+    bool json = false;       // --json: `doc` goes to stdout, everything else to stderr
+    std::shared_ptr<Document> doc = std::make_shared<Document>();  // filled by the command, printed by cli::run
 };
 
 manifest::Manifest load_manifest(const std::string& path, const CommonOptions& common);

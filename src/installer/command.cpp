@@ -9,7 +9,79 @@ namespace {
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    c = static_cast<char>(c | 0x20);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+// The userinfo of a URL is percent-encoded; uv wants the plain text in its environment.
+std::string percent_decoded(const std::string& text) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '%' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 && hex_value(text[i + 2]) >= 0) {
+            out.push_back(static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2])));
+            i += 2;
+        } else {
+            out.push_back(text[i]);
+        }
+    }
+    return out;
+}
+
+// "pytorch" -> "PYTORCH", "sg-lang.x" -> "SG_LANG_X": how uv names a named index's variables.
+std::string env_key(const std::string& index_name) {
+    std::string out;
+    for (char c : index_name) {
+        bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        out.push_back(alnum ? static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c) : '_');
+    }
+    return out;
+}
+
+bool secret_name(const std::string& key) {
+    for (const char* word : {"PASSWORD", "TOKEN", "SECRET", "AUTH", "CREDENTIAL"}) {
+        if (key.find(word) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// uv's --index / --default-index value: a URL with credentials becomes "NAME=URL" without
+// them, so that uv takes them from UV_INDEX_<NAME>_USERNAME/_PASSWORD, not from argv.
+std::string index_argument(const manifest::Manifest& m, const std::string& name) {
+    const std::string& url = m.indexes.at(name);
+    auto credentials = split_credentials(url);
+    return credentials ? name + "=" + credentials->url : url;
+}
+
 }  // namespace
+
+std::optional<Credentials> split_credentials(const std::string& url) {
+    static const std::regex with_userinfo("^([A-Za-z][A-Za-z0-9+.-]*://)([^/@\\s]+)@(.*)$");
+    std::smatch match;
+    if (!std::regex_match(url, match, with_userinfo)) {
+        return std::nullopt;
+    }
+    std::string userinfo = match[2].str();
+    auto colon = userinfo.find(':');
+    Credentials c;
+    c.url = match[1].str() + match[3].str();
+    c.username = percent_decoded(userinfo.substr(0, colon));
+    c.password = colon == std::string::npos ? "" : percent_decoded(userinfo.substr(colon + 1));
+    return c;
+}
+
+base::Environment masked(const base::Environment& env) {
+    base::Environment out;
+    for (const auto& [key, value] : env) {
+        out[key] = secret_name(key) ? "***" : redact(value);
+    }
+    return out;
+}
 
 base::Environment child_environment(const manifest::Manifest& m, const std::filesystem::path& venv,
                                     const base::Environment& caller) {
@@ -40,9 +112,9 @@ std::vector<std::string> install_argv(const manifest::Manifest& m, const manifes
                                       const std::filesystem::path& venv, Mode mode) {
     std::vector<std::string> argv{uv, "pip", "install", "--python", venv::python_of(venv).string(), "--no-config",
                                   "--no-progress", "--color", "never"};
-    const std::string& step_index = m.indexes.at(step.index);
+    const std::string step_index = index_argument(m, step.index);
     if (m.default_index && *m.default_index != step.index) {
-        argv.insert(argv.end(), {"--index", step_index, "--default-index", m.indexes.at(*m.default_index)});
+        argv.insert(argv.end(), {"--index", step_index, "--default-index", index_argument(m, *m.default_index)});
     } else {
         argv.insert(argv.end(), {"--default-index", step_index});
     }
@@ -67,7 +139,16 @@ std::vector<std::string> install_argv(const manifest::Manifest& m, const manifes
 Invocation step_invocation(const manifest::Manifest& m, const manifest::Step& step,
                            const std::filesystem::path& requirements_file, const std::string& uv,
                            const std::filesystem::path& venv, const base::Environment& caller, Mode mode) {
-    return {install_argv(m, step, requirements_file, uv, venv, mode), child_environment(m, venv, caller)};
+    auto env = child_environment(m, venv, caller);
+    // Credentials reach uv here, never on its command line (which `ps` shows to everyone),
+    // and only uv: the python that verifies and runs the checks never sees them.
+    for (const auto& [name, url] : m.indexes) {
+        if (auto credentials = split_credentials(url)) {
+            env["UV_INDEX_" + env_key(name) + "_USERNAME"] = credentials->username;
+            env["UV_INDEX_" + env_key(name) + "_PASSWORD"] = credentials->password;
+        }
+    }
+    return {install_argv(m, step, requirements_file, uv, venv, mode), std::move(env)};
 }
 
 std::string requirement_line(const std::string& requirement, const std::string& sha256) {

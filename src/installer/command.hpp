@@ -2,6 +2,7 @@
 // The uv command line and the child's environment for one step (pure).
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ std::vector<std::string> install_argv(const manifest::Manifest& m, const manifes
                                       const std::filesystem::path& requirements_file, const std::string& uv,
                                       const std::filesystem::path& venv, Mode mode);
 
+// install_argv and child_environment, plus each index's credentials as uv's
+// UV_INDEX_<NAME>_USERNAME/_PASSWORD (only in this environment, never in argv).
 Invocation step_invocation(const manifest::Manifest& m, const manifest::Step& step,
                            const std::filesystem::path& requirements_file, const std::string& uv,
                            const std::filesystem::path& venv, const base::Environment& caller, Mode mode);
@@ -43,6 +46,18 @@ Invocation step_invocation(const manifest::Manifest& m, const manifest::Step& st
 std::string requirement_line(const std::string& requirement, const std::string& sha256);
 // The file's text: a header saying where it comes from, then one line each.
 std::string requirements_text(const std::vector<std::string>& lines);
+
+// "https://user:p%40ss@host/simple" -> {"https://host/simple", "user", "p@ss"}; nullopt without userinfo.
+struct Credentials {
+    std::string url;        // without the userinfo
+    std::string username;   // percent-decoded
+    std::string password;
+};
+std::optional<Credentials> split_credentials(const std::string& url);
+
+// For logs and saved plans: secret-looking variables (PASSWORD, TOKEN, ...) as "***",
+// credentials in URL values masked.
+base::Environment masked(const base::Environment& env);
 
 // Masks credentials in URLs ("https://user:pw@host" -> "https://***@host").
 std::string redact(std::string text);

@@ -7,6 +7,11 @@ namespace stackup::installer {
 
 RunResult run(const Invocation& invocation, const base::LineSink& on_line) {
     base::log::debug("running: " + render_argv(invocation.argv));
+    std::string env;
+    for (const auto& [key, value] : masked(invocation.env)) {
+        env += (env.empty() ? "" : " ") + render_argv({key + "=" + value});
+    }
+    base::log::debug("  with the environment: " + env);
     RunResult result;
     result.process = base::run_process({invocation.argv, invocation.env, std::nullopt}, [&](std::string_view line) {
         parse_uv_line(line, result.summary);

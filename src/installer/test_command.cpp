@@ -97,4 +97,40 @@ TEST_SUITE("installer") {
         CHECK(installer::render_argv({"uv", "--index", "https://u:p@h/", "torch>=2"}) ==
               "uv --index https://***@h/ 'torch>=2'");
     }
+
+    TEST_CASE("credentials in an index URL: split and percent-decoded; none without userinfo") {
+        auto c = installer::split_credentials("https://alice:pa%3Ass%40w0rd@host.example/simple/");
+        REQUIRE(c);
+        CHECK(c->url == "https://host.example/simple/");
+        CHECK(c->username == "alice");
+        CHECK(c->password == "pa:ss@w0rd");
+        auto token = installer::split_credentials("https://__token__@host/x");
+        REQUIRE(token);
+        CHECK(token->username == "__token__");
+        CHECK(token->password.empty());
+        CHECK_FALSE(installer::split_credentials("https://host/simple/"));
+        CHECK_FALSE(installer::split_credentials("https://host/path@with-at/"));
+    }
+
+    TEST_CASE("an index's credentials reach uv through its environment, never its argv") {
+        auto m = two_index_manifest();
+        m.indexes["pytorch"] = "http://bob:s%3Acret@127.0.0.1:9/pytorch/";
+        m.indexes["my.mirror-1"] = "http://carol:pw@127.0.0.1:9/mirror/";
+        m.default_index = "my.mirror-1";
+        auto inv = installer::step_invocation(m, m.steps[0], "r.txt", "uv", m.venv, {}, installer::Mode::install);
+        CHECK(has_pair(inv.argv, "--index", "pytorch=http://127.0.0.1:9/pytorch/"));
+        CHECK(has_pair(inv.argv, "--default-index", "my.mirror-1=http://127.0.0.1:9/mirror/"));
+        for (const auto& arg : inv.argv) {
+            CHECK(arg.find("cret") == std::string::npos);
+            CHECK(arg.find("pw@") == std::string::npos);
+        }
+        CHECK(inv.env.at("UV_INDEX_PYTORCH_USERNAME") == "bob");
+        CHECK(inv.env.at("UV_INDEX_PYTORCH_PASSWORD") == "s:cret");
+        CHECK(inv.env.at("UV_INDEX_MY_MIRROR_1_PASSWORD") == "pw");
+        // The python that verifies and runs the checks never sees them.
+        CHECK(installer::child_environment(m, m.venv, {}).count("UV_INDEX_PYTORCH_PASSWORD") == 0);
+        auto shown = installer::masked(inv.env);
+        CHECK(shown.at("UV_INDEX_PYTORCH_PASSWORD") == "***");
+        CHECK(shown.at("UV_INDEX_PYTORCH_USERNAME") == "bob");
+    }
 }

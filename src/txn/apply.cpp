@@ -122,7 +122,8 @@ public:
         venv::Facts after = probe_after(i, r);
         r.packages = package_rows(step, facts, after);
         if (r.mismatches.empty()) {
-            r.mismatches = verify::check_all(m_, i, after);
+            r.checks = verify::judge_all(m_, i, after);
+            r.mismatches = verify::failures(r.checks);
         }
         r.seconds = seconds_since(started);
         facts = std::move(after);
@@ -296,7 +297,8 @@ snapshot::SnapshotInfo take_snapshot(snapshot::Store& store, const manifest::Man
     snapshot::SnapshotInfo snap;
     try {
         snap = store.create(options.venv,
-                            {"before apply of " + m.name, m.source.string(), distribution_pairs(facts)});
+                            {"before apply of " + m.name, m.source.string(), distribution_pairs(facts),
+                             options.snapshot_strategy});
     } catch (...) {
         journal.discard();  // nothing was touched
         throw;

@@ -14,6 +14,7 @@
 #include "manifest/manifest.hpp"
 #include "plan/plan_file.hpp"
 #include "plan/planner.hpp"
+#include "snapshot/store.hpp"
 #include "venv/probe.hpp"
 #include "verify/verify.hpp"
 
@@ -25,6 +26,7 @@ struct Options {
     std::string uv;                    // program name or path
     base::Environment caller_env;
     base::HttpOptions http;            // for the index pages
+    snapshot::Strategy snapshot_strategy = snapshot::Strategy::automatic;
     // `apply PLAN`: install exactly this saved plan (refused when stale) instead of planning.
     std::optional<plan::SavedPlan> saved_plan;
 };
@@ -51,6 +53,7 @@ struct StepReport {
     std::vector<PackageRow> packages;        // every dist uv changed, and the step's own
     installer::UvSummary summary;
     std::string installer_error;             // uv's status when it failed
+    std::vector<verify::Judgement> checks;   // every expectation checked after the step, passed or not
     std::vector<verify::Mismatch> mismatches;
     double seconds = 0;
 };

@@ -13,7 +13,8 @@ VerifyReport verify_env(const manifest::Manifest& m, const Options& options) {
     std::size_t last = m.steps.empty() ? 0 : m.steps.size() - 1;
     report.expectations = verify::expectations_through(m, last);
     report.facts = venv::probe(options.venv, verify::import_requests(report.expectations), env);
-    report.mismatches = verify::check_all(m, last, report.facts);
+    report.judgements = verify::judge_all(m, last, report.facts);
+    report.mismatches = verify::failures(report.judgements);
     for (const auto& check : m.checks) {
         CheckReport c = run_check(m, options.venv, env, check);
         if (!c.ok) {

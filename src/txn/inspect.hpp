@@ -15,6 +15,7 @@ namespace stackup::txn {
 struct VerifyReport {
     venv::Facts facts;
     std::vector<verify::ActiveExpectation> expectations;
+    std::vector<verify::Judgement> judgements;   // every check of every expectation, passed or not
     std::vector<verify::Mismatch> mismatches;
     std::vector<CheckReport> checks;
     bool ok() const { return mismatches.empty(); }

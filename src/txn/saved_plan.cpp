@@ -10,22 +10,9 @@
 namespace stackup::txn {
 namespace {
 
-bool secret_name(const std::string& key) {
-    for (const char* word : {"PASSWORD", "TOKEN", "SECRET", "AUTH", "CREDENTIAL"}) {
-        if (key.find(word) != std::string::npos) {
-            return true;
-        }
-    }
-    return false;
-}
-
 // What stackup sets for uv on purpose: the manifest's env and ours, masked.
 std::map<std::string, std::string> env_set(const manifest::Manifest& m, const Options& options) {
-    std::map<std::string, std::string> out;
-    for (const auto& [key, value] : installer::child_environment(m, options.venv, {})) {
-        out[key] = secret_name(key) ? "***" : installer::redact(value);
-    }
-    return out;
+    return installer::masked(installer::child_environment(m, options.venv, {}));
 }
 
 std::vector<std::string> env_dropped(const manifest::Manifest& m, const Options& options) {

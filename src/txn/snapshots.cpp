@@ -56,7 +56,7 @@ snapshot::SnapshotInfo create_snapshot(const Options& options, const manifest::M
     auto facts = venv::probe(options.venv, {}, env);
     snapshot::Store store(options.state_dir);
     std::string manifest = m != nullptr ? m->source.string() : std::string();
-    return store.create(options.venv, {label, manifest, distribution_pairs(facts)});
+    return store.create(options.venv, {label, manifest, distribution_pairs(facts), options.snapshot_strategy});
 }
 
 std::vector<snapshot::SnapshotInfo> list_snapshots(const Options& options) {

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "verify/verify.hpp"
 
 using namespace stackup;
@@ -69,6 +71,29 @@ TEST_SUITE("verify") {
     TEST_CASE("a venv that meets everything has no mismatches") {
         auto m = stack();
         CHECK(verify::check_all(m, 1, cu130_facts()).empty());
+    }
+
+    TEST_CASE("judgements list the checks that passed too, each with what was found") {
+        auto m = stack();
+        auto all = verify::judge_all(m, 0, cu130_facts());
+        auto find = [&](const std::string& dist, const std::string& field) {
+            auto it = std::find_if(all.begin(), all.end(),
+                                   [&](const verify::Judgement& j) { return j.dist == dist && j.field == field; });
+            REQUIRE(it != all.end());
+            return *it;
+        };
+        CHECK(find("torch", "cuda") == verify::Judgement{"torch", "torch", "cuda", "13.0", "13.0", true});
+        CHECK(find("torch", "version").found == "2.11.0.dev20251230+cu130");
+        CHECK(find("torch", "local").ok);
+        CHECK(find("torchvision", "import").ok);
+        CHECK(verify::failures(all).empty());
+
+        auto f = cu130_facts();
+        f.imports[0].cuda = "12.8";
+        auto judged = verify::judge_all(m, 0, f);
+        CHECK(verify::failures(judged) == verify::check_all(m, 0, f));
+        CHECK(verify::failures(judged).size() == 1);
+        CHECK(judged.size() == all.size());  // the same checks, one of them failed
     }
 
     TEST_CASE("each field reports expected and found") {

@@ -16,56 +16,63 @@ std::string installed_label(const venv::Distribution& d) {
     return v ? v->local() : std::string();
 }
 
-void check_version(const ActiveExpectation& a, const venv::Distribution& d, std::vector<Mismatch>& out) {
+void judge(std::vector<Judgement>& out, const ActiveExpectation& a, std::string field, std::string expected,
+           std::string found, bool ok) {
+    out.push_back({a.step, a.expectation.dist, std::move(field), std::move(expected), std::move(found), ok});
+}
+
+void judge_version(const ActiveExpectation& a, const venv::Distribution& d, std::vector<Judgement>& out) {
     const Expectation& e = a.expectation;
     auto installed = pep::Version::parse(d.version);
-    if (e.version && (!installed || !e.version->contains(*installed, pep::Prereleases::allow))) {
-        out.push_back({a.step, e.dist, "version", e.version->str(), d.version});
+    if (e.version) {
+        judge(out, a, "version", e.version->str(), d.version,
+              installed && e.version->contains(*installed, pep::Prereleases::allow));
     }
-    if (e.local && (!installed || installed->local() != *e.local)) {
+    if (e.local) {
+        bool ok = installed && installed->local() == *e.local;
         std::string found = installed && !installed->local().empty() ? installed->local() : "no local label";
-        out.push_back({a.step, e.dist, "local", *e.local, found + " (" + d.version + ")"});
+        judge(out, a, "local", *e.local, ok ? found : found + " (" + d.version + ")", ok);
     }
 }
 
 // The import must agree with the metadata: a module whose __version__ names
 // another release means stale files shadow what was installed.
-void check_module_version(const ActiveExpectation& a, const venv::Distribution& d, const venv::ImportResult& r,
-                          std::vector<Mismatch>& out) {
+void judge_module_version(const ActiveExpectation& a, const venv::Distribution& d, const venv::ImportResult& r,
+                          std::vector<Judgement>& out) {
     if (!r.version) {
         return;
     }
     auto reported = pep::Version::parse(*r.version);
     auto installed = pep::Version::parse(d.version);
-    if (reported && installed && reported->without_local() != installed->without_local()) {
-        out.push_back({a.step, a.expectation.dist, "__version__", d.version, *r.version});
+    if (reported && installed) {
+        judge(out, a, "__version__", d.version, *r.version, reported->without_local() == installed->without_local());
     }
 }
 
-void check_import(const ActiveExpectation& a, const venv::Distribution& d, const venv::Facts& facts,
-                  std::vector<Mismatch>& out) {
+void judge_import(const ActiveExpectation& a, const venv::Distribution& d, const venv::Facts& facts,
+                  std::vector<Judgement>& out) {
     const Expectation& e = a.expectation;
     const venv::ImportResult* r = facts.import_of(e.dist);
     if (r == nullptr) {
-        out.push_back({a.step, e.dist, "import", "an import result", "none (probe did not run it)"});
+        judge(out, a, "import", "an import result", "none (probe did not run it)", false);
         return;
     }
     if (r->error) {
-        out.push_back({a.step, e.dist, "import", "import " + r->module + " succeeds", *r->error});
+        judge(out, a, "import", "import " + r->module + " succeeds", *r->error, false);
         return;
     }
-    check_module_version(a, d, *r, out);
-    if (e.cuda && r->cuda != e.cuda) {
-        out.push_back({a.step, e.dist, "cuda", *e.cuda, r->cuda.value_or("None")});
+    judge(out, a, "import", "import " + r->module + " succeeds", "imported", true);
+    judge_module_version(a, d, *r, out);
+    if (e.cuda) {
+        judge(out, a, "cuda", *e.cuda, r->cuda.value_or("None"), r->cuda == e.cuda);
     }
     for (const auto& [attr, want] : e.attrs) {
         auto got = r->attrs.find(attr);
         if (got == r->attrs.end()) {
             auto why = r->attr_errors.find(attr);
-            out.push_back({a.step, e.dist, "attrs." + attr, want,
-                           why == r->attr_errors.end() ? "not resolved" : why->second});
-        } else if (got->second != want) {
-            out.push_back({a.step, e.dist, "attrs." + attr, want, got->second});
+            judge(out, a, "attrs." + attr, want, why == r->attr_errors.end() ? "not resolved" : why->second, false);
+        } else {
+            judge(out, a, "attrs." + attr, want, got->second, got->second == want);
         }
     }
 }
@@ -110,18 +117,33 @@ std::vector<venv::ImportRequest> import_requests(const std::vector<ActiveExpecta
     return requests;
 }
 
-std::vector<Mismatch> check_expectations(const std::vector<ActiveExpectation>& active, const venv::Facts& facts) {
-    std::vector<Mismatch> out;
+std::vector<Judgement> judge_expectations(const std::vector<ActiveExpectation>& active, const venv::Facts& facts) {
+    std::vector<Judgement> out;
     for (const auto& a : active) {
         const venv::Distribution* d = facts.find(a.expectation.dist);
         if (d == nullptr) {
-            out.push_back({a.step, a.expectation.dist, "installed", "installed", "not installed"});
+            judge(out, a, "installed", "installed", "not installed", false);
             continue;
         }
-        check_version(a, *d, out);
-        check_import(a, *d, facts, out);
+        judge(out, a, "installed", "installed", d->version, true);
+        judge_version(a, *d, out);
+        judge_import(a, *d, facts, out);
     }
     return out;
+}
+
+std::vector<Mismatch> failures(const std::vector<Judgement>& judgements) {
+    std::vector<Mismatch> out;
+    for (const auto& j : judgements) {
+        if (!j.ok) {
+            out.push_back({j.step, j.dist, j.field, j.expected, j.found});
+        }
+    }
+    return out;
+}
+
+std::vector<Mismatch> check_expectations(const std::vector<ActiveExpectation>& active, const venv::Facts& facts) {
+    return failures(judge_expectations(active, facts));
 }
 
 std::optional<std::string> target_cuda_label(const manifest::Manifest& m) {
@@ -171,8 +193,8 @@ std::vector<Mismatch> scan_mixed_cuda(const std::vector<venv::Distribution>& dis
     return out;
 }
 
-std::vector<Mismatch> check_all(const manifest::Manifest& m, std::size_t last, const venv::Facts& facts) {
-    auto out = check_expectations(expectations_through(m, last), facts);
+std::vector<Judgement> judge_all(const manifest::Manifest& m, std::size_t last, const venv::Facts& facts) {
+    auto out = judge_expectations(expectations_through(m, last), facts);
     if (auto target = target_cuda_label(m)) {
         // A dist that a later step installs may still be the old build now.
         std::vector<std::string> exempt = m.allow_mixed;
@@ -182,9 +204,18 @@ std::vector<Mismatch> check_all(const manifest::Manifest& m, std::size_t last, c
             }
         }
         auto mixed = scan_mixed_cuda(facts.distributions, *target, exempt);
-        out.insert(out.end(), mixed.begin(), mixed.end());
+        for (const auto& x : mixed) {
+            out.push_back({x.step, x.dist, x.field, x.expected, x.found, false});
+        }
+        if (mixed.empty()) {
+            out.push_back({"", "", "mixed-cuda", "only " + *target + " builds", "no other CUDA build", true});
+        }
     }
     return out;
+}
+
+std::vector<Mismatch> check_all(const manifest::Manifest& m, std::size_t last, const venv::Facts& facts) {
+    return failures(judge_all(m, last, facts));
 }
 
 }  // namespace stackup::verify

@@ -19,6 +19,20 @@ struct Mismatch {
     friend bool operator==(const Mismatch&, const Mismatch&) = default;
 };
 
+// One check that was made, passed or not: what `verify` and `--json` list.
+struct Judgement {
+    std::string step;
+    std::string dist;       // "" for env-wide scans
+    std::string field;
+    std::string expected;
+    std::string found;
+    bool ok = false;
+    friend bool operator==(const Judgement&, const Judgement&) = default;
+};
+
+// The failed ones, as mismatches.
+std::vector<Mismatch> failures(const std::vector<Judgement>& judgements);
+
 // "step 'torch': torch: cuda: expected 13.1, found 13.0"
 std::string describe(const Mismatch& m);
 
@@ -36,6 +50,8 @@ std::vector<ActiveExpectation> expectations_through(const manifest::Manifest& m,
 // What the probe must import to judge `active`.
 std::vector<venv::ImportRequest> import_requests(const std::vector<ActiveExpectation>& active);
 
+// Every check of every expectation: installed, version, local, import, __version__, cuda, attrs.
+std::vector<Judgement> judge_expectations(const std::vector<ActiveExpectation>& active, const venv::Facts& facts);
 std::vector<Mismatch> check_expectations(const std::vector<ActiveExpectation>& active, const venv::Facts& facts);
 
 // The target CUDA as a local label ("cu130"): from cuda.toolkit, else from the
@@ -49,6 +65,8 @@ std::vector<Mismatch> scan_mixed_cuda(const std::vector<venv::Distribution>& dis
 
 // The whole round after a step: expectations, then the mixed-CUDA scan, which
 // spares the dists a later step will install (after the last step, none).
+std::vector<Judgement> judge_all(const manifest::Manifest& m, std::size_t last, const venv::Facts& facts);
+// The failures of judge_all.
 std::vector<Mismatch> check_all(const manifest::Manifest& m, std::size_t last, const venv::Facts& facts);
 
 }  // namespace stackup::verify

@@ -1,0 +1,357 @@
+#include "cli/json.hpp"
+
+#include "base/lock.hpp"
+#include "cli/render.hpp"
+#include "installer/command.hpp"
+
+namespace stackup::cli {
+namespace {
+
+Json or_null(const std::string& text) {
+    return text.empty() ? Json(nullptr) : Json(text);
+}
+
+std::string sha256_of(const index::IndexFile& file) {
+    auto it = file.hashes.find("sha256");
+    return it == file.hashes.end() ? "" : it->second;
+}
+
+// One requested package as the plan chose it: before is what is installed now, after the planned version.
+Json planned_package_json(const plan::PlannedPackage& p) {
+    Json j{{"name", p.name},
+           {"requirement", p.requirement},
+           {"before", or_null(p.installed)},
+           {"after", p.choice ? Json(p.choice->wheel.version.str()) : Json(nullptr)},
+           {"change", p.choice ? Json(p.change()) : Json(nullptr)},
+           {"index", or_null(p.index)}};
+    if (p.choice) {
+        j["local"] = or_null(p.choice->wheel.version.local());
+        j["file"] = p.choice->file.filename;
+        auto credentials = installer::split_credentials(p.choice->file.url);
+        j["url"] = credentials ? credentials->url : p.choice->file.url;
+        j["sha256"] = or_null(sha256_of(p.choice->file));
+    }
+    if (!p.problem.empty()) {
+        j["problem"] = p.problem;
+    }
+    return j;
+}
+
+Json planned_step_json(const plan::PlannedStep& step) {
+    Json packages = Json::array();
+    bool missing = false;
+    for (const auto& p : step.packages) {
+        packages.push_back(planned_package_json(p));
+        missing = missing || !p.choice;
+    }
+    return {{"name", step.name},
+            {"index", step.index},
+            {"status", missing ? "no wheel" : "planned"},
+            {"packages", packages},
+            {"checks", Json::array()}};
+}
+
+// The file the plan chose for `name` in this step, if it chose one.
+const plan::PlannedPackage* planned(const plan::Plan& plan, std::size_t step, const std::string& name) {
+    if (step >= plan.steps.size()) {
+        return nullptr;
+    }
+    for (const auto& p : plan.steps[step].packages) {
+        if (p.name == name && p.choice) {
+            return &p;
+        }
+    }
+    return nullptr;
+}
+
+Json row_json(const txn::PackageRow& row, const plan::PlannedPackage* chosen) {
+    Json j{{"name", row.name},
+           {"before", or_null(row.before)},
+           {"after", or_null(row.after)},
+           {"change", change_kind(row)}};
+    if (chosen) {
+        j["file"] = chosen->choice->file.filename;
+    }
+    return j;
+}
+
+// A step that ran: what uv changed and every check after it. One that did not run: the plan's rows.
+Json step_json(const txn::ApplyReport& report, std::size_t i, bool dry_run) {
+    const txn::StepReport& step = report.steps[i];
+    Json j = i < report.plan.steps.size() ? planned_step_json(report.plan.steps[i]) : Json{{"name", step.name}};
+    j["status"] = dry_run && step.status == txn::StepStatus::ok ? "dry run ok" : std::string(txn::to_string(step.status));
+    if (step.status != txn::StepStatus::pending && !dry_run) {
+        Json rows = Json::array();
+        for (const auto& row : step.packages) {
+            rows.push_back(row_json(row, planned(report.plan, i, row.name)));
+        }
+        j["packages"] = rows;
+    }
+    Json checks = Json::array();
+    for (const auto& judged : step.checks) {
+        checks.push_back(judgement_json(judged));
+    }
+    j["checks"] = checks;
+    j["argv"] = step.argv;
+    j["requirements"] = step.requirements;
+    j["seconds"] = step.seconds;
+    if (!step.installer_error.empty()) {
+        j["installer_error"] = step.installer_error;
+    }
+    return j;
+}
+
+ExitCode code_of_step(txn::StepStatus status) {
+    switch (status) {
+        case txn::StepStatus::installer_failed:
+        case txn::StepStatus::installer_no_op: return ExitCode::installer_failed;
+        default: return ExitCode::verification_failed;
+    }
+}
+
+void add_apply_errors(Document& doc, const txn::ApplyReport& report) {
+    if (report.outcome == txn::Outcome::applied) {
+        return;
+    }
+    Json first = error_json(report.exit_code(), report.failure);
+    for (const auto& step : report.steps) {
+        if (step.status != txn::StepStatus::ok && step.status != txn::StepStatus::pending) {
+            first["step"] = step.name;
+            first["code"] = code_name(code_of_step(step.status));
+        }
+    }
+    doc.add_error(first);
+    for (const auto& m : report.mismatches) {
+        doc.add_error(mismatch_json(ExitCode::verification_failed, m));
+    }
+    if (report.outcome == txn::Outcome::rollback_failed) {
+        doc.add_error(error_json(ExitCode::rollback_failed, report.rollback_error));
+    }
+}
+
+bool packages_changed(const txn::ApplyReport& report) {
+    for (const auto& step : report.steps) {
+        for (const auto& row : step.packages) {
+            if (row.before != row.after) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+Json open_json(const txn::OpenTransaction& open) {
+    return {{"manifest", open.manifest},   {"venv", open.venv},
+            {"pid", open.pid},             {"host", open.host},
+            {"started", open.started},     {"snapshot", or_null(open.snapshot_id)},
+            {"step", open.step},           {"step_name", or_null(open.step_name)},
+            {"where", open.where()},       {"touched", open.touched()}};
+}
+
+std::string lock_state_name(txn::LockStatus state) {
+    switch (state) {
+        case txn::LockStatus::never_taken: return "never_taken";
+        case txn::LockStatus::free: return "free";
+        case txn::LockStatus::stale: return "stale";
+        case txn::LockStatus::held: return "held";
+        case txn::LockStatus::orphaned: return "orphaned";
+    }
+    return "unknown";
+}
+
+}  // namespace
+
+std::string code_name(ExitCode code) {
+    switch (code) {
+        case ExitCode::ok: return "ok";
+        case ExitCode::verification_failed: return "verification_failed";
+        case ExitCode::usage: return "usage";
+        case ExitCode::preflight_failed: return "preflight_failed";
+        case ExitCode::installer_failed: return "installer_failed";
+        case ExitCode::rollback_failed: return "rollback_failed";
+        case ExitCode::locked: return "locked";
+        case ExitCode::interrupted: return "interrupted";
+    }
+    return "unknown";
+}
+
+Json Document::finish(int exit_code) const {
+    Json doc{{"schema", kJsonSchema},
+             {"command", command_},
+             {"ok", exit_code == 0},
+             {"exit_code", exit_code},
+             {"venv", venv_ ? Json(*venv_) : Json(nullptr)},
+             {"errors", errors_}};
+    if (exit_code != 0 && errors_.empty()) {
+        // Every failure says why, even one that printed its reason only for people.
+        doc["errors"].push_back(error_json(static_cast<ExitCode>(exit_code), "failed with exit code " +
+                                                                                 std::to_string(exit_code)));
+    }
+    for (const auto& [key, value] : body_.items()) {
+        doc[key] = value;
+    }
+    return doc;
+}
+
+Json error_json(ExitCode code, const std::string& message) {
+    return {{"code", code_name(code)}, {"message", installer::redact(message)}};
+}
+
+Json error_json(const Error& error) {
+    Json j = error_json(error.code(), error.describe());
+    if (const auto& where = error.where()) {
+        j["file"] = where->file;
+        j["line"] = where->line;
+        j["column"] = where->column;
+    }
+    return j;
+}
+
+Json mismatch_json(ExitCode code, const verify::Mismatch& m) {
+    Json j = error_json(code, verify::describe(m));
+    j["step"] = or_null(m.step);
+    j["dist"] = or_null(m.dist);
+    j["field"] = m.field;
+    j["expected"] = m.expected;
+    j["found"] = m.found;
+    return j;
+}
+
+Json judgement_json(const verify::Judgement& j) {
+    return {{"step", or_null(j.step)}, {"dist", or_null(j.dist)}, {"field", j.field},
+            {"expected", j.expected},  {"found", j.found},        {"ok", j.ok}};
+}
+
+Json check_json(const txn::CheckReport& check) {
+    return {{"name", check.name}, {"ok", check.ok}, {"output", check.output}};
+}
+
+void add_plan(Document& doc, const plan::Plan& plan) {
+    Json steps = Json::array();
+    for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+        steps.push_back(planned_step_json(plan.steps[i]));
+        for (const auto& p : plan.steps[i].packages) {
+            if (!p.problem.empty()) {
+                Json e = error_json(ExitCode::preflight_failed, p.problem);
+                e["step"] = plan.steps[i].name;
+                e["dist"] = p.name;
+                doc.add_error(e);
+            }
+        }
+    }
+    doc.body()["steps"] = steps;
+    doc.body()["warnings"] = plan.warnings;
+}
+
+void add_apply(Document& doc, const txn::ApplyReport& report, bool dry_run) {
+    Json steps = Json::array();
+    for (std::size_t i = 0; i < report.steps.size(); ++i) {
+        steps.push_back(step_json(report, i, dry_run));
+    }
+    Json checks = Json::array();
+    for (const auto& c : report.checks) {
+        checks.push_back(check_json(c));
+    }
+    Json& body = doc.body();
+    body["dry_run"] = dry_run;
+    body["steps"] = steps;
+    body["checks"] = checks;
+    body["warnings"] = report.plan.warnings;
+    body["uv"] = or_null(report.uv_version);
+    body["snapshot"] = report.snapshot_id.empty()
+                           ? Json(nullptr)
+                           : Json{{"id", report.snapshot_id}, {"path", report.snapshot_path.string()}};
+    body["rolled_back"] = report.rolled_back;
+    body["changed"] = !dry_run && report.outcome == txn::Outcome::applied && packages_changed(report);
+    body["pruned"] = report.pruned;
+    body["rollback_warnings"] = report.rollback_warnings;
+    add_apply_errors(doc, report);
+}
+
+void add_verify(Document& doc, const txn::VerifyReport& report) {
+    Json checks = Json::array();
+    for (const auto& j : report.judgements) {
+        checks.push_back(judgement_json(j));
+    }
+    Json python = Json::array();
+    for (const auto& c : report.checks) {
+        python.push_back(check_json(c));
+    }
+    doc.body()["checks"] = checks;
+    doc.body()["python_checks"] = python;
+    for (const auto& m : report.mismatches) {
+        doc.add_error(mismatch_json(ExitCode::verification_failed, m));
+    }
+}
+
+void add_rollback(Document& doc, const txn::RollbackReport& report) {
+    Json& body = doc.body();
+    body["snapshot"] = report.snapshot_id.empty() ? Json(nullptr)
+                                                  : Json{{"id", report.snapshot_id},
+                                                         {"path", report.snapshot_path.string()},
+                                                         {"created", report.created}};
+    body["closed"] = report.closed ? open_json(*report.closed) : Json(nullptr);
+    body["warnings"] = report.warnings;
+}
+
+void add_status(Document& doc, const txn::StatusReport& r, const std::filesystem::path& state_dir) {
+    Json& body = doc.body();
+    body["state_dir"] = state_dir.string();
+    Json lock{{"state", lock_state_name(r.lock.state)},
+              {"held", r.lock.held()},
+              {"path", r.lock.path.string()},
+              {"holder", or_null(r.lock.holder)},
+              {"holding_pids", r.lock.holding_pids}};
+    if (auto holder = base::parse_holder(r.lock.holder)) {
+        lock["pid"] = holder->pid;
+        lock["host"] = holder->host;
+        lock["command"] = holder->command;
+        lock["since"] = holder->since;
+    }
+    body["lock"] = lock;
+    body["interrupted"] = r.interrupted() ? open_json(*r.open) : Json(nullptr);
+    body["in_progress"] = r.open && !r.interrupted() ? open_json(*r.open) : Json(nullptr);
+    body["last_apply"] = r.last ? Json{{"when", r.last->when},
+                                       {"manifest", r.last->manifest},
+                                       {"result", r.last->result},
+                                       {"detail", or_null(r.last->detail)},
+                                       {"snapshot", or_null(r.last->snapshot_id)}}
+                                : Json(nullptr);
+    Json snapshots = Json::array();
+    for (const auto& info : r.snapshots) {
+        Json s = snapshot_json(info);
+        for (const auto& u : r.usage.snapshots) {
+            if (u.id == info.id) {
+                s["apparent_bytes"] = u.apparent_bytes;
+                s["own_bytes"] = u.own_bytes;
+            }
+        }
+        snapshots.push_back(s);
+    }
+    body["snapshots"] = snapshots;
+    body["store_disk_bytes"] = r.usage.disk_bytes;
+    if (r.interrupted()) {
+        doc.add_error(error_json(ExitCode::interrupted, txn::describe_interrupted(*r.open, state_dir)));
+    }
+}
+
+Json snapshot_json(const snapshot::SnapshotInfo& info) {
+    Json dists = Json::object();
+    for (const auto& [name, version] : info.distributions) {
+        dists[name] = version;
+    }
+    return {{"id", info.id},
+            {"created", info.created},
+            {"label", info.label},
+            {"manifest", or_null(info.manifest)},
+            {"venv", info.venv.string()},
+            {"strategy", snapshot::to_string(info.strategy)},
+            {"strategy_reason", or_null(info.strategy_reason)},
+            {"entries", info.entries},
+            {"file_bytes", info.file_bytes},
+            {"tree_digest", info.tree_digest},
+            {"path", info.dir.string()},
+            {"distributions", dists}};
+}
+
+}  // namespace stackup::cli
