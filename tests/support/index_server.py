@@ -6,6 +6,7 @@ Layout: <root>/<index>/<project>/<file>.whl. URLs:
                               PEP 691 JSON instead when <root>/<index>/.format says "json" and
                               the client's Accept asks for application/vnd.pypi.simple.v1+json
   /<index>/<project>/<file>   the file
+  (an index whose folder holds a .auth file "user:password" answers 401 without that Basic auth)
   /_control                   GET: rules and request log (JSON); POST: {"rules": [...]} replaces
                               the rules; DELETE: clears them and releases hung requests
 
@@ -19,6 +20,7 @@ As a script: `index_server.py ROOT [--port-file F] [--pidfile F] [--control FILE
 the port as the first line of stdout and serves until killed.
 """
 import argparse
+import base64
 import hashlib
 import html
 import json
@@ -157,6 +159,8 @@ class _Handler(BaseHTTPRequestHandler):
         index_dir = os.path.join(root, parts[0])
         if not os.path.isdir(index_dir):
             return self._send(404, b"no such index\n")
+        if not self._authorized(index_dir):
+            return self._unauthorized()
         if len(parts) == 1:
             if not path.endswith("/"):
                 return self._redirect(path + "/")
@@ -183,6 +187,22 @@ class _Handler(BaseHTTPRequestHandler):
     def _redirect(self, location):
         self.send_response(301)
         self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _authorized(self, index_dir):
+        """An index with a .auth file ("user:password") wants HTTP Basic auth for everything in it."""
+        try:
+            with open(os.path.join(index_dir, ".auth")) as f:
+                wanted = f.read().strip()
+        except OSError:
+            return True
+        given = self.headers.get("Authorization", "")
+        return given == "Basic " + base64.b64encode(wanted.encode()).decode()
+
+    def _unauthorized(self):
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", 'Basic realm="stackup-test"')
         self.send_header("Content-Length", "0")
         self.end_headers()
 
