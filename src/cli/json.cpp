@@ -264,6 +264,7 @@ void add_apply(Document& doc, const txn::ApplyReport& report, bool dry_run) {
     body["rolled_back"] = report.rolled_back;
     body["changed"] = !dry_run && report.outcome == txn::Outcome::applied && packages_changed(report);
     body["pruned"] = report.pruned;
+    body["snapshot_damage"] = report.snapshot_damage;
     body["rollback_warnings"] = report.rollback_warnings;
     add_apply_errors(doc, report);
 }

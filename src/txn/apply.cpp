@@ -310,6 +310,22 @@ snapshot::SnapshotInfo take_snapshot(snapshot::Store& store, const manifest::Man
     return snap;
 }
 
+// A hard-link snapshot shares inodes with the venv: something that wrote a venv
+// file in place during the apply changed the snapshot too. The integrity record
+// tells at lstat cost; a copy has nothing to share.
+std::vector<std::string> damage_after_apply(const snapshot::Store& store, const snapshot::SnapshotInfo& snap) {
+    if (snap.strategy != snapshot::Strategy::hardlink) {
+        return {};
+    }
+    auto damage = store.verify(snap.id);
+    if (!damage.empty()) {
+        base::log::warn("snapshot " + snap.id + " was changed in place during the apply (" +
+                        std::to_string(damage.size()) + " file(s), first: " + damage.front() +
+                        "): it will refuse to restore; take a fresh one with `stackup snapshots create`");
+    }
+    return damage;
+}
+
 }  // namespace
 
 std::filesystem::path state_dir_for(const std::filesystem::path& venv, const std::filesystem::path& root) {
@@ -374,6 +390,7 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
         return report;
     }
     note(journal, RecordKind::committed, "");
+    report.snapshot_damage = damage_after_apply(store, snap);
     report.pruned = prune(store, options.state_dir, options.venv, m.snapshot_keep, snap.id);
     return report;
 }

@@ -80,6 +80,7 @@ struct ApplyReport {
     std::string rollback_error;                 // when the restore itself failed
     std::vector<std::string> rollback_warnings; // e.g. where an old tree could not be removed
     std::vector<std::string> pruned;            // snapshot ids removed by retention
+    std::vector<std::string> snapshot_damage;   // hard links: files of the snapshot written in place meanwhile
 
     ExitCode exit_code() const;
 };
