@@ -136,6 +136,11 @@ int run(int argc, char** argv) {
         return json.finish(*common.doc, code);
     }
     apply_verbosity(common, verbose, quiet);
+    // People's text goes to stdout, or to stderr under --json: colour what goes to a terminal.
+    const int human_fd = common.json ? 2 : 1;
+    const auto env = base::current_environment();
+    common.paint.enabled = wants_color(human_fd, env);
+    common.live = is_terminal(human_fd, env) && common.verbosity != Verbosity::quiet;
     if (!common.log_file.empty()) {
         try {
             base::log::add_file(common.log_file);

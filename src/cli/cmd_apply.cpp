@@ -13,21 +13,20 @@
 namespace stackup::cli {
 namespace {
 
+// Live output: each step's counter, uv's lines indented under it and, on a
+// terminal, a status line with the step's clock; then what changed.
 class TerminalObserver : public txn::Observer {
 public:
     enum class Commands { when_verbose, always };
-    TerminalObserver(std::ostream& out, Verbosity verbosity, Commands commands)
-        : out_(out), verbosity_(verbosity), commands_(commands) {}
+    TerminalObserver(std::ostream& out, const CommonOptions& common, Commands commands)
+        : verbosity_(common.verbosity), paint_(common.paint), commands_(commands), status_(out, common.live) {}
 
     void preflight(const venv::Facts& facts, const std::string& uv_version) override {
         say("  " + uv_version + ", python " + facts.interpreter.version + ", " +
             std::to_string(facts.distributions.size()) + " distributions installed");
     }
     void planned(const plan::Plan& plan) override {
-        if (verbosity_ == Verbosity::quiet) {
-            return;
-        }
-        std::istringstream table(render_plan(plan));
+        std::istringstream table(render_plan(plan, paint_));
         for (std::string line; std::getline(table, line);) {
             say("  " + line);
         }
@@ -36,43 +35,49 @@ public:
         say("  snapshot " + id + " taken (" + path.string() + ")");
     }
     void step_started(std::size_t index, std::size_t count, const txn::StepReport& step) override {
-        say("[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] " + step.name);
+        std::string counter = "[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] " + step.name;
+        say(paint_(counter, Color::bold));
         if (verbosity_ == Verbosity::verbose || commands_ == Commands::always) {
             say("    $ " + installer::render_argv(step.argv));
             for (const auto& line : step.requirements) {
                 say("      " + line);
             }
         }
-    }
-    void installer_line(std::string_view line) override {
         if (verbosity_ != Verbosity::quiet) {
-            out_ << "    | " << line << "\n" << std::flush;
+            status_.start(counter);
         }
     }
+    void installer_line(std::string_view line) override {
+        say("    | " + std::string(line));
+    }
     void step_finished(std::size_t, const txn::StepReport& step) override {
+        status_.stop();
         for (const auto& row : step.packages) {
             say("    " + render_package_row(row));
         }
         std::ostringstream secs;
         secs << std::fixed << std::setprecision(1) << step.seconds;
-        say("    " + std::string(txn::to_string(step.status)) + " (" + secs.str() + "s)");
+        bool ok = step.status == txn::StepStatus::ok;
+        say("    " + paint_(std::string(txn::to_string(step.status)), ok ? Color::green : Color::red) + " (" +
+            secs.str() + "s)");
     }
     void check_finished(const txn::CheckReport& check) override {
-        say(std::string("  check '") + check.name + "': " + (check.ok ? "ok" : "FAILED"));
+        say(std::string("  check '") + check.name + "': " + (check.ok ? paint_("ok", Color::green) : paint_("FAILED", Color::red)));
     }
     void rolling_back(const std::string& id, const std::string&) override {
-        say("  rolling back to snapshot " + id + " ...");
+        say(paint_("  rolling back to snapshot " + id + " ...", Color::yellow));
     }
 
 private:
     void say(const std::string& line) {
         if (verbosity_ != Verbosity::quiet) {
-            out_ << line << "\n" << std::flush;
+            status_.print(line);
         }
     }
-    std::ostream& out_;
     Verbosity verbosity_;
+    Paint paint_;
     Commands commands_;
+    StatusLine status_;
 };
 
 // The exact command that undoes this run, state dir included when one was given.
@@ -85,41 +90,71 @@ std::string rollback_command(const txn::Options& o, const CommonOptions& common,
     return installer::render_argv(argv);
 }
 
-int print_outcome(const txn::ApplyReport& r, const txn::Options& o, const CommonOptions& common) {
-    std::ostream& out = std::cout;
-    if (r.outcome == txn::Outcome::applied) {
-        int changed = 0;
-        for (const auto& s : r.steps) {
-            for (const auto& p : s.packages) {
-                changed += p.before != p.after ? 1 : 0;
+// At most a screenful: the changed packages (the first few when there are many).
+void print_changes(std::ostream& out, const txn::ApplyReport& r, const Paint& paint) {
+    constexpr std::size_t kShown = 12;
+    std::vector<txn::PackageRow> changed;
+    for (const auto& s : r.steps) {
+        for (const auto& p : s.packages) {
+            if (p.before != p.after) {
+                changed.push_back(p);
             }
         }
-        out << "applied: " << r.steps.size() << " step(s), " << changed
-            << " package(s) changed, every expectation holds after every step.\n";
+    }
+    out << paint("applied", Color::green) << ": " << r.steps.size() << " step(s), " << changed.size()
+        << " package(s) changed" << (changed.empty() ? "." : ":") << "\n";
+    for (std::size_t i = 0; i < changed.size() && i < kShown; ++i) {
+        const auto& p = changed[i];
+        out << "  " << p.name << "  " << (p.before.empty() ? "-" : p.before) << " -> "
+            << (p.after.empty() ? "-" : p.after) << "  " << paint(change_kind(p), color_of_change(change_kind(p)))
+            << "\n";
+    }
+    if (changed.size() > kShown) {
+        out << "  ... and " << changed.size() - kShown << " more (`--json` lists them all)\n";
+    }
+}
+
+int print_outcome(const txn::ApplyReport& r, const txn::Options& o, const CommonOptions& common) {
+    std::ostream& out = std::cout;
+    const Paint& paint = common.paint;
+    if (r.outcome == txn::Outcome::applied) {
+        std::size_t checks = 0;
+        for (const auto& s : r.steps) {
+            checks += s.checks.size();
+        }
+        print_changes(out, r, paint);
+        out << "verified: " << checks << " check(s) after the steps, " << r.checks.size()
+            << " manifest check(s); every expectation holds after every step.\n";
         out << "snapshot of the venv before: " << r.snapshot_id << " (" << r.snapshot_path.string() << ")\n";
+        if (!r.snapshot_damage.empty()) {
+            out << paint("warning", Color::yellow) << ": that snapshot was changed in place during the run ("
+                << r.snapshot_damage.front() << "): it cannot restore; take a fresh one\n";
+        }
         out << "to undo: " << rollback_command(o, common, r.snapshot_id) << "\n";
         return 0;
     }
-    std::cerr << "stackup: FAILED: " << r.failure << "\n";
+    std::cerr << "stackup: " << paint("FAILED", Color::red) << ": " << r.failure << "\n";
     for (const auto& m : r.mismatches) {
         std::cerr << "  " << verify::describe(m) << "\n";
     }
     if (r.outcome == txn::Outcome::rollback_failed) {
-        std::cerr << "stackup: CRITICAL: the rollback failed: " << r.rollback_error << "\n"
-                  << "  the snapshot taken before the run is " << r.snapshot_path.string() << "\n";
+        std::cerr << "stackup: " << paint("CRITICAL", Color::red) << ": the rollback failed: " << r.rollback_error
+                  << "\n  the snapshot taken before the run is " << r.snapshot_path.string() << "\n";
     } else {
-        std::cerr << "rolled back to snapshot " << r.snapshot_id
+        std::cerr << paint("rolled back", Color::green) << " to snapshot " << r.snapshot_id
                   << ": the venv is exactly as it was before the run (tree re-checked).\n";
     }
     return static_cast<int>(r.exit_code());
 }
 
-int print_dry_run(const txn::ApplyReport& r) {
+int print_dry_run(const txn::ApplyReport& r, const Paint& paint) {
     if (r.outcome == txn::Outcome::applied) {
-        std::cout << "dry run: every wheel exists and uv's dry run of each step succeeded; nothing was touched.\n";
+        std::cout << paint("dry run", Color::green)
+                  << ": every wheel exists and uv's dry run of each step succeeded; nothing was touched.\n";
         return 0;
     }
-    std::cerr << "stackup: dry run FAILED: " << r.failure << "\n  nothing was touched.\n";
+    std::cerr << "stackup: dry run " << paint("FAILED", Color::red) << ": " << r.failure
+              << "\n  nothing was touched.\n";
     return static_cast<int>(r.exit_code());
 }
 
@@ -141,13 +176,13 @@ std::function<int()> setup_apply(CLI::App& sub, const CommonOptions& common) {
                       << " to " << options.venv.string() << "\n";
         }
         using Commands = TerminalObserver::Commands;
-        TerminalObserver observer(std::cout, common.verbosity, *dry ? Commands::always : Commands::when_verbose);
+        TerminalObserver observer(std::cout, common, *dry ? Commands::always : Commands::when_verbose);
         common.doc->body()["manifest"] = m.source.string();
         common.doc->body()["plan_file"] = options.saved_plan ? Json(*manifest_path) : Json(nullptr);
         if (*dry) {
             auto report = txn::dry_run(m, options, observer);
             add_apply(*common.doc, report, true);
-            return print_dry_run(report);
+            return print_dry_run(report, common.paint);
         }
         auto report = txn::apply(m, options, observer);
         add_apply(*common.doc, report, false);

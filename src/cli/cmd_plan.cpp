@@ -48,7 +48,7 @@ std::function<int()> setup_plan(CLI::App& sub, const CommonOptions& common) {
         body["driver"] = seen.driver.empty() ? Json(nullptr) : Json(seen.driver);
         body["saved_to"] = nullptr;
         std::cout << "plan for " << options.venv.string() << " (python " << facts.interpreter.version << "):\n"
-                  << render_plan(plan);
+                  << render_plan(plan, common.paint);
         if (!plan.ok()) {
             std::cerr << "stackup: preflight failed: " << plan.problems.size()
                       << " requested package(s) have no wheel for this venv; nothing was touched\n";

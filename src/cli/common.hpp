@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/json.hpp"
+#include "cli/terminal.hpp"
 
 #include "manifest/manifest.hpp"
 #include "plan/plan_file.hpp"
@@ -26,6 +27,8 @@ struct CommonOptions {
     std::string log_file;    // --log-file
     Verbosity verbosity = Verbosity::normal;
     bool json = false;       // --json: `doc` goes to stdout, everything else to stderr
+    Paint paint;             // colour: only on a terminal, never with NO_COLOR
+    bool live = false;       // a live status line: only on a terminal
     std::shared_ptr<Document> doc = std::make_shared<Document>();  // filled by the command, printed by cli::run
 };
 

@@ -74,7 +74,17 @@ std::string padded(const std::string& text, std::size_t width) {
 
 }  // namespace
 
-std::string render_plan(const plan::Plan& plan) {
+Color color_of_change(const std::string& change) {
+    if (change == "upgrade") {
+        return Color::green;
+    }
+    if (change == "downgrade" || change == "removed") {
+        return Color::yellow;
+    }
+    return change == "new" ? Color::cyan : Color::dim;
+}
+
+std::string render_plan(const plan::Plan& plan, const Paint& paint) {
     std::vector<std::vector<std::string>> rows{{"step", "package", "now", "", "planned", "change", "file"}};
     for (const auto& step : plan.steps) {
         for (const auto& p : step.packages) {
@@ -89,11 +99,19 @@ std::string render_plan(const plan::Plan& plan) {
             widths[i] = std::max(widths[i], row[i].size());
         }
     }
+    const std::size_t change_column = 5;
     std::string out;
-    for (const auto& row : rows) {
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        const auto& row = rows[r];
         std::string line;
         for (std::size_t i = 0; i < row.size(); ++i) {
-            line += (i ? "  " : "") + (i + 1 == row.size() ? row[i] : padded(row[i], widths[i]));
+            std::string cell = i + 1 == row.size() ? row[i] : padded(row[i], widths[i]);
+            if (r == 0) {
+                cell = paint(cell, Color::bold);
+            } else if (i == change_column) {
+                cell = paint(cell, row[4] == "(none fits)" ? Color::red : color_of_change(row[i]));
+            }
+            line += (i ? "  " : "") + cell;
         }
         while (!line.empty() && line.back() == ' ') {
             line.pop_back();
@@ -101,10 +119,10 @@ std::string render_plan(const plan::Plan& plan) {
         out += line + "\n";
     }
     for (const auto& w : plan.warnings) {
-        out += "warning: " + w + "\n";
+        out += paint("warning: ", Color::yellow) + w + "\n";
     }
     for (const auto& problem : plan.problems) {
-        out += "missing: " + problem + "\n";
+        out += paint("missing: ", Color::red) + problem + "\n";
     }
     return out;
 }

@@ -6,6 +6,7 @@
 #include "plan/planner.hpp"
 #include "snapshot/store.hpp"
 #include "txn/apply.hpp"
+#include "cli/terminal.hpp"
 
 namespace stackup::cli {
 
@@ -15,7 +16,11 @@ std::string render_package_row(const txn::PackageRow& row);
 std::string change_kind(const txn::PackageRow& row);
 
 // The plan table: step, package, now -> planned, change, file; then each problem.
-std::string render_plan(const plan::Plan& plan);
+// With `paint` enabled the change column and the problems are coloured.
+std::string render_plan(const plan::Plan& plan, const Paint& paint = {});
+
+// The colour of a change kind: upgrade green, downgrade yellow, reinstall dim, new cyan.
+Color color_of_change(const std::string& change);
 
 // "812.4 MiB"
 std::string render_bytes(std::uint64_t bytes);
