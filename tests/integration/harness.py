@@ -8,6 +8,7 @@ prerequisite is missing (CTest reports it as skipped).
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -25,6 +26,7 @@ import wheels  # noqa: E402
 SKIP = 125
 CHILD_TIMEOUT_S = 240          # a hang guard only; no test asserts on time
 HELD_WAIT_S = 120              # a hang guard for reaching a held request; nothing asserts on time
+WAIT_GONE_S = 60               # a hang guard for a killed run's children to go; nothing asserts on time
 # Anything that tries a host other than 127.0.0.1 meets a closed port instead of the internet.
 OFFLINE_ENV = {
     "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
@@ -243,6 +245,38 @@ class Test:
         log.seek(0)
         raise AssertionError(f"the apply never reached {held} (rc {rc})\n{log.read()}")
 
+    def background_apply(self, manifest, log_name):
+        """Starts `stackup apply MANIFEST` in the background; returns (process, log file)."""
+        argv = [find_stackup(), "apply", manifest, "--state-dir", self.state_dir]
+        log = open(self.tmp / log_name, "w+")
+        proc = subprocess.Popen([str(a) for a in argv], stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, env=child_env({"STACKUP_UV": self.uv_path}))
+        return proc, log
+
+    def venv_state(self, venv):
+        """The venv's own folder in the state dir (`<state>/<venv name>-<hash>`), or None."""
+        found = list(self.state_dir.glob(f"{Path(venv).name}-*"))
+        check(len(found) <= 1, f"more than one state folder for {venv}: {found}")
+        return found[0] if found else None
+
+    def assert_nothing_left(self, what):
+        """No process but this one (zombies aside) still names this test's folder in its exe,
+        cwd, cmdline, environment or open files: the venv, the state dir, uv's cache. A uv or
+        python that stackup started always does (`--python VENV/bin/python`, VIRTUAL_ENV).
+        Waits up to WAIT_GONE_S for them to go (a hang guard only); kills the ones left."""
+        deadline = time.monotonic() + WAIT_GONE_S
+        left = processes_naming(self.tmp)
+        while left and time.monotonic() < deadline:
+            time.sleep(0.05)
+            left = processes_naming(self.tmp)
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        check(not left, f"{what}: processes still at work in {self.tmp} after {WAIT_GONE_S} s "
+                        f"(killed now): " + "".join(f"\n  pid {p}: {why}" for p, why in left.items()))
+
     def stackup(self, *args, venv=None, state=True):
         argv = [find_stackup(), *args]
         if venv is not None:
@@ -278,6 +312,87 @@ class Test:
         for server in self._servers:
             server.stop()
         self._servers = []
+
+
+def pid_alive(pid):
+    """The process exists and is not a zombie (a zombie writes nothing)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def processes_naming(path):
+    """{pid: where} for every live process but this one whose exe, cwd, cmdline, environment
+    or open files name `path` or something below it (from /proc; unreadable ones skipped)."""
+    needle = os.fsencode(str(path))
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        where = _naming(int(entry), needle)
+        if where and pid_alive(int(entry)):
+            found[int(entry)] = f"{where} ({_cmdline(int(entry))})"
+    return found
+
+
+def _cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")[:200].strip()
+    except OSError:
+        return "?"
+
+
+def _naming(pid, needle):
+    base = f"/proc/{pid}"
+    links = ["exe", "cwd"]
+    try:
+        links += [f"fd/{fd}" for fd in os.listdir(f"{base}/fd")]
+    except OSError:
+        pass
+    for link in links:
+        try:
+            target = os.readlink(f"{base}/{link}")
+        except OSError:
+            continue
+        if needle in os.fsencode(target):
+            return f"{link} -> {target}"
+    for name in ("cmdline", "environ"):
+        try:
+            with open(f"{base}/{name}", "rb") as f:
+                text = f.read()
+        except OSError:
+            continue
+        if needle in text:
+            return f"its {name}"
+    return None
+
+
+def wait_for(predicate, what, timeout=HELD_WAIT_S, every=0.02):
+    """Polls until predicate() holds; fails naming `what` after `timeout` s (a hang guard)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        check(time.monotonic() < deadline, f"waited {timeout} s for {what} in vain")
+        time.sleep(every)
+
+
+def kill_9(proc):
+    """kill -9 of stackup alone (what it started must end by itself); reaps it."""
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=CHILD_TIMEOUT_S)
+
+
+def journal_records(path):
+    """The journal's records; a torn last line (read while it is written) is left out."""
+    out = []
+    for line in Path(path).read_text().splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            pass
+    return out
 
 
 def check(cond, message, *results):

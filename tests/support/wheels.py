@@ -79,6 +79,21 @@ def plain(out_dir, name, version, requires=()):
     return build_wheel(out_dir, name, version, files, requires=requires, top_level=[module])
 
 
+def blocking_import(out_dir, name, version, marker, seconds=3600):
+    """A package `name` whose import writes "PID PPID" to `marker` (whole, by rename) and then
+    sleeps `seconds` before it sets __version__: an import that hangs where a test wants it."""
+    module = name.replace("-", "_")
+    marker = str(marker)
+    body = (
+        "import os, time\n"
+        f"with open({marker + '.tmp'!r}, 'w') as f:\n"
+        "    f.write(f'{os.getpid()} {os.getppid()}\\n')\n"
+        f"os.replace({marker + '.tmp'!r}, {marker!r})\n"
+        f"time.sleep({seconds})\n"
+        f"__version__ = {version!r}\n")
+    return build_wheel(out_dir, name, version, {f"{module}/__init__.py": body}, top_level=[module])
+
+
 # The demo and test stack: what a CUDA 12.8 -> 13.0 upgrade meets on the real indexes.
 TORCH_CU128 = "2.10.0+cu128"
 TORCH_CU130 = "2.11.0.dev20251230+cu130"

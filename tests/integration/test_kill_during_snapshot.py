@@ -1,0 +1,136 @@
+"""A real kill -9 of `stackup apply` while it takes its snapshot. The venv holds thousands
+of small files so the snapshot lasts a while; the test polls the state dir and kills stackup
+while it hard-links the venv's files into `snapshots/<id>/tree/` (no `index.json` or
+`snapshot.json` yet) and the journal says `started` only. If the snapshot finished first, it
+retries with a bigger venv, and fails when no size is caught in the act. Then:
+- no process is left at work in the venv, and its tree digest is unchanged (fails if the
+  snapshot moves, chmods or touches anything in the venv);
+- the journal holds just `started`, naming the killed pid (fails if that record is written
+  after the snapshot, or kept in a user-space buffer a kill loses);
+- `apply` and `status` exit 7 saying the venv was not touched;
+- `rollback` only closes the journal and removes the incomplete snapshot: the venv keeps its
+  digest although an older, complete snapshot of a different tree is there to restore (fails
+  if rollback restores the latest complete snapshot, or takes the incomplete one for whole);
+- `status` then exits 0 and a new apply succeeds.
+"""
+import harness
+from harness import check, check_rc, check_says
+import wheels
+
+SIZES = (10_000, 40_000, 160_000)   # small files in the venv, one size per attempt
+PER_DIR = 100
+
+
+def fill(venv, files):
+    """site-packages/bulk_data/dNNNNN/fNNN.py: `files` small files, PER_DIR to a folder."""
+    site = next(venv.glob("lib/python*/site-packages"))
+    for d in range(files // PER_DIR):
+        folder = site / "bulk_data" / f"d{d:05d}"
+        folder.mkdir(parents=True)
+        for i in range(PER_DIR):
+            (folder / f"f{i:03d}.py").write_text(f"# {d}/{i}\n")
+
+
+def progress(state):
+    """(snapshot dirs without snapshot.json, the journal's record kinds) in a venv's state dir."""
+    incomplete = [d for d in (state / "snapshots").glob("*") if not (d / "snapshot.json").exists()]
+    try:
+        kinds = [r["record"] for r in harness.journal_records(state / "journal")]
+    except FileNotFoundError:
+        kinds = []
+    return incomplete, kinds
+
+
+def moment(snapshot, before):
+    """Which part of the snapshot the kill cut short, read from what it left."""
+    tree = snapshot / "tree"
+    if not tree.exists():
+        return "while indexing the venv (no tree/ yet)"
+    if (snapshot / "index.json").exists():
+        return "after linking every file, before snapshot.json"
+    files = sum(1 for e in before if e.split("\t")[1] == "file")
+    return f"while linking files ({sum(1 for _ in tree.iterdir())} of the venv's {files} linked)"
+
+
+def attempt(t, server, n, files):
+    """One venv of `files` files and an apply killed during its snapshot; None on a miss."""
+    venv = t.make_venv(f"venv-{n}")
+    t.uv_install(venv, "filelock==3.20.0", default_index=server.url("pypi"))
+    fill(venv, files)
+    manifest = t.manifest({
+        "version": 1, "name": "kill-during-snapshot", "venv": str(venv),
+        "indexes": {"pypi": server.url("pypi")},
+        "steps": [{"name": "filelock", "index": "pypi", "packages": ["filelock==3.21.0"],
+                   "expect": {"filelock": {"version": "==3.21.0"}}}]}, name=f"manifest-{n}.yaml")
+    check_rc(t.stackup("snapshots", "create", "--label", "older", manifest), 0)
+    (venv / "made-after-the-older-snapshot.txt").write_text("a rollback to it would lose me\n")
+    before = t.tree(venv)
+    state = t.venv_state(venv)
+
+    def linking_or_past():
+        incomplete, kinds = progress(state)
+        linking = len(incomplete) == 1 and (incomplete[0] / "tree").exists()
+        return apply.poll() is not None or "snapshot_taken" in kinds or (
+            linking and kinds == ["started"] and not (incomplete[0] / "index.json").exists())
+
+    apply, log = t.background_apply(manifest, f"apply-{n}.log")
+    try:
+        harness.wait_for(linking_or_past, "the apply's snapshot", every=0.002)
+        ended = apply.poll()
+        if ended is None:
+            harness.kill_9(apply)
+    finally:
+        if apply.poll() is None:
+            apply.kill()
+            apply.wait()
+        log.seek(0)
+        print(f"--- apply {n}\n{log.read()}", flush=True)
+    check(ended in (None, 0), f"the apply failed by itself (rc {ended})")
+    t.assert_nothing_left(f"after kill -9 of stackup during the snapshot (attempt {n})")
+    incomplete, kinds = progress(state)   # what the killed run left
+    if ended == 0 or kinds != ["started"] or len(incomplete) != 1:
+        print(f"attempt {n} ({files} files): missed the snapshot (ended {ended}, journal "
+              f"{kinds}, incomplete {incomplete})", flush=True)
+        return None
+    print(f"moment hit: attempt {n} ({files} files) killed {moment(incomplete[0], before)}",
+          flush=True)
+    return venv, manifest, before, apply.pid, incomplete[0]
+
+
+def scenario(t):
+    root = t.tmp / "indexes"
+    for version in ("3.20.0", "3.21.0"):
+        wheels.plain(root / "pypi" / "filelock", "filelock", version)
+    server = t.serve(root)
+    for n, files in enumerate(SIZES, 1):
+        caught = attempt(t, server, n, files)
+        if caught:
+            break
+    check(caught, f"no apply was caught during its snapshot, up to {SIZES[-1]} files")
+    venv, manifest, before, pid, incomplete = caught
+    t.assert_tree(venv, before, "the kill during the snapshot")
+    records = harness.journal_records(t.venv_state(venv) / "journal")
+    check(records[0]["pid"] == pid, f"the journal does not name the killed pid {pid}: {records}")
+
+    refused = t.stackup("apply", manifest)
+    check_rc(refused, 7)
+    check_says(refused, "not touched", "stackup rollback", str(pid))
+    status = t.stackup("status", manifest)
+    check_rc(status, 7)
+    check_says(status, "INTERRUPTED", "before the snapshot", "none taken")
+
+    rolled = t.stackup("rollback", manifest)
+    check_rc(rolled, 0)
+    check_says(rolled, "nothing to restore", incomplete.name)
+    t.assert_tree(venv, before, "the rollback of a run killed during its snapshot")
+    check(not (t.venv_state(venv) / "journal").exists(), "rollback left the journal")
+    check(not incomplete.exists(), "rollback left the incomplete snapshot")
+    check_says(t.stackup("snapshots", "list", manifest), "older")
+
+    check_rc(t.stackup("status", manifest), 0)
+    check_rc(t.stackup("apply", manifest), 0)
+    info = t.module(venv, "filelock")
+    check(info.get("version") == "3.21.0", f"filelock after the new apply: {info}")
+
+
+harness.main(scenario)

@@ -1,0 +1,78 @@
+"""A real kill -9 of `stackup apply` while it verifies a step: the step installed
+slowimport 2.0, whose import (in the python stackup runs to verify the step) writes a
+marker and then sleeps. Once the marker is there, stackup alone is killed. Then:
+- the verifying python does not outlive stackup, and no process is left at work in the venv
+  (fails if the child is started without PR_SET_PDEATHSIG, or in a way that escapes it);
+- the journal ends in `step_running` for step 1 after `snapshot_taken` (fails if a record
+  is written late, or kept in a user-space buffer that the kill loses);
+- the next `apply` exits 7, not 6 (a surviving child would still hold the inherited lock),
+  `status` exits 7 naming the step;
+- `rollback` restores the pre-apply tree digest exactly and closes the journal, and the
+  import of slowimport reports 1.0 again.
+"""
+import harness
+from harness import check, check_rc, check_says
+import wheels
+
+
+def scenario(t):
+    marker = t.tmp / "verifying.pid"
+    root = t.tmp / "indexes"
+    wheels.plain(root / "pypi" / "slowimport", "slowimport", "1.0")
+    wheels.blocking_import(root / "pypi" / "slowimport", "slowimport", "2.0", marker)
+    server = t.serve(root)
+    venv = t.make_venv()
+    t.uv_install(venv, "slowimport==1.0", default_index=server.url("pypi"))
+    manifest = t.manifest({
+        "version": 1, "name": "kill-during-verification", "venv": str(venv),
+        "indexes": {"pypi": server.url("pypi")},
+        "steps": [{"name": "slow", "index": "pypi", "packages": ["slowimport==2.0"],
+                   "expect": {"slowimport": {"version": "==2.0"}}}]})
+    before = t.tree(venv)
+
+    apply, log = t.background_apply(manifest, "killed-apply.log")
+    try:
+        harness.wait_for(lambda: marker.exists() or apply.poll() is not None,
+                         "the verification's import of slowimport 2.0")
+        check(apply.poll() is None, f"the apply ended (rc {apply.returncode}) before it verified")
+        verifier, parent = map(int, marker.read_text().split())
+        print(f"moment hit: verifying step 1 (python pid {verifier}, its parent {parent}, "
+              f"stackup pid {apply.pid})", flush=True)
+        check(parent == apply.pid, "the import did not run in a child of the apply")
+        harness.kill_9(apply)
+    finally:
+        if apply.poll() is None:
+            apply.kill()
+            apply.wait()
+        log.seek(0)
+        print(f"--- killed apply\n{log.read()}", flush=True)
+
+    t.assert_nothing_left("after kill -9 of stackup while it verified")
+    check(not harness.pid_alive(verifier), f"the verifying python {verifier} outlived stackup")
+
+    records = harness.journal_records(t.venv_state(venv) / "journal")
+    print(f"journal: {records}", flush=True)
+    kinds = [r["record"] for r in records]
+    check(kinds == ["started", "snapshot_taken", "step_running"], f"odd journal: {kinds}")
+    check(records[0]["pid"] == apply.pid and records[-1]["n"] == 1, f"odd journal: {records}")
+    snap = records[1]["id"]
+    check(t.tree(venv) != before, "the killed step changed nothing: the kill came too early")
+
+    again = t.stackup("apply", manifest)
+    check_rc(again, 7)
+    check_says(again, "interrupted", snap, str(apply.pid), "stackup rollback")
+    status = t.stackup("status", manifest)
+    check_rc(status, 7)
+    check_says(status, "INTERRUPTED", "step 1 (slow) running", snap)
+
+    rolled = t.stackup("rollback", manifest)
+    check_rc(rolled, 0)
+    check_says(rolled, snap, "closed")
+    t.assert_tree(venv, before, "after the rollback of the run killed while verifying")
+    check(not (t.venv_state(venv) / "journal").exists(), "rollback left the journal")
+    info = t.module(venv, "slowimport")
+    check(info.get("version") == "1.0", f"slowimport after the rollback: {info}")
+    check_rc(t.stackup("status", manifest), 0)
+
+
+harness.main(scenario)
