@@ -12,21 +12,30 @@ debian_packages=(
   libyaml-cpp-dev libcurl4-openssl-dev libboost-dev libboost-filesystem-dev
   libspdlog-dev doctest-dev nlohmann-json3-dev libcli11-dev libgumbo-dev libssl-dev
 )
+# Installed without their Recommends: ansible-core's pulls in the whole `ansible` collection set
+# (~250 MB) that tests/integration/test_ansible.py does not use.
+lean_packages=(ansible-core)
 
 # python3 with venv may come from elsewhere on PATH (pyenv); else Debian's.
 if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
   debian_packages+=(python3 python3-venv)
 fi
 
-missing=()
-for p in "${debian_packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "bootstrap: installing Debian packages: ${missing[*]}"
+missing_of() {
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+  done
+}
+mapfile -t missing < <(missing_of "${debian_packages[@]}")
+mapfile -t missing_lean < <(missing_of "${lean_packages[@]}")
+if [ ${#missing[@]} -gt 0 ] || [ ${#missing_lean[@]} -gt 0 ]; then
+  echo "bootstrap: installing Debian packages: ${missing[*]} ${missing_lean[*]}"
   sudo_cmd=(); [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}"
+  [ ${#missing[@]} -eq 0 ] ||
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}"
+  [ ${#missing_lean[@]} -eq 0 ] ||
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing_lean[@]}"
 fi
 
 tools="$root/.tools/venv"
