@@ -11,6 +11,7 @@ debian_packages=(
   g++ cmake ninja-build pkg-config
   libyaml-cpp-dev libcurl4-openssl-dev libboost-dev libboost-filesystem-dev
   libspdlog-dev doctest-dev nlohmann-json3-dev libcli11-dev libgumbo-dev libssl-dev
+  zsh groff-base    # tests/check_completion.py drives the zsh completion and renders the man page
 )
 # Installed without their Recommends: ansible-core's pulls in the whole `ansible` collection set
 # (~250 MB) that tests/integration/test_ansible.py does not use.

@@ -19,16 +19,22 @@ namespace stackup::cli {
 namespace {
 
 void add_common_options(CLI::App& app, CommonOptions& common, bool& verbose, bool& quiet) {
-    app.add_option("--venv", common.venv, "the venv to work on (overrides the manifest's)");
-    app.add_option("--state-dir", common.state_dir, "where snapshots live (default: .stackup/ beside the venv)")
-        ->envname("STACKUP_STATE_DIR");
-    app.add_option("--uv", common.uv, "the uv to run (default: uv on PATH)")->envname("STACKUP_UV");
+    app.add_option("--venv", common.venv, "the venv to work on (overrides the manifest's)")->type_name("DIR");
+    app.add_option("--state-dir", common.state_dir,
+                   "lock, journal, snapshots and last-apply record live under DIR/<venv>-<hash>/ "
+                   "(default: .stackup/ beside the venv)")
+        ->envname("STACKUP_STATE_DIR")
+        ->type_name("DIR");
+    app.add_option("--uv", common.uv, "the uv to run (default: uv on PATH)")->envname("STACKUP_UV")->type_name("PATH");
     app.add_option("--http-timeout", common.http_timeout, "seconds per index request (failed requests are retried)")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::PositiveNumber)
+        ->type_name("SECONDS");
     app.add_option("--snapshot-strategy", common.snapshot_strategy,
                    "automatic (reflink, else hard links on the venv's filesystem, else copy), reflink, hardlink, copy")
-        ->check(CLI::IsMember({"automatic", "reflink", "hardlink", "copy"}));
-    app.add_option("--log-file", common.log_file, "also append the debug log (each child's argv and environment) here");
+        ->check(CLI::IsMember({"automatic", "reflink", "hardlink", "copy"}))
+        ->type_name("STRATEGY");
+    app.add_option("--log-file", common.log_file, "also append the debug log (each child's argv and environment) here")
+        ->type_name("FILE");
     app.add_flag("--json", common.json, "one JSON document on stdout; everything else goes to stderr");
     app.add_flag("-v,--verbose", verbose, "say more, including each child's argv");
     app.add_flag("-q,--quiet", quiet, "say only what failed");

@@ -163,7 +163,7 @@ int print_dry_run(const txn::ApplyReport& r, const Paint& paint) {
 std::function<int()> setup_apply(CLI::App& sub, const CommonOptions& common) {
     auto manifest_path = std::make_shared<std::string>();
     auto dry = std::make_shared<bool>(false);
-    sub.add_option("manifest", *manifest_path, "the manifest (YAML), or a plan saved by `plan --out`")->required();
+    sub.add_option("manifest", *manifest_path, "the manifest (YAML), or a plan saved by `plan --out`")->required()->type_name("MANIFEST|PLAN");
     sub.add_flag("--dry-run", *dry, "preflight, the exact uv commands and uv's own dry run; touches nothing");
     return [manifest_path, dry, &common] {
         auto [m, saved] = load_manifest_or_plan(*manifest_path, common);

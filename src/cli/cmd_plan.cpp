@@ -30,8 +30,8 @@ void save_plan(const std::string& path, const plan::SavedPlan& saved) {
 std::function<int()> setup_plan(CLI::App& sub, const CommonOptions& common) {
     auto manifest_path = std::make_shared<std::string>();
     auto out_path = std::make_shared<std::string>();
-    sub.add_option("manifest", *manifest_path, "the manifest (YAML)")->required();
-    sub.add_option("--out", *out_path, "save the plan (JSON) for `stackup apply FILE`");
+    sub.add_option("manifest", *manifest_path, "the manifest (YAML)")->required()->type_name("MANIFEST");
+    sub.add_option("--out", *out_path, "save the plan (JSON) for `stackup apply FILE`")->type_name("FILE");
     return [manifest_path, out_path, &common] {
         auto m = load_manifest(*manifest_path, common);
         auto options = txn_options(common, &m);

@@ -12,8 +12,8 @@ namespace stackup::cli {
 std::function<int()> setup_rollback(CLI::App& sub, const CommonOptions& common) {
     auto manifest_path = std::make_shared<std::string>();
     auto id = std::make_shared<std::string>();
-    sub.add_option("manifest", *manifest_path, "a manifest naming the venv (or pass --venv)");
-    sub.add_option("--to", *id, "the snapshot id (default: the interrupted run's, else the latest of this venv)");
+    sub.add_option("manifest", *manifest_path, "a manifest naming the venv (or pass --venv)")->type_name("MANIFEST");
+    sub.add_option("--to", *id, "the snapshot id, from `stackup snapshots list` (default: the interrupted run's, else the latest of this venv)")->type_name("ID");
     return [manifest_path, id, &common] {
         std::optional<manifest::Manifest> m;
         if (!manifest_path->empty()) {

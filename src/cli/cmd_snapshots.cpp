@@ -26,12 +26,12 @@ struct Target {
 };
 
 void add_manifest(CLI::App& sub, Target& target) {
-    sub.add_option("manifest", target.manifest_path, "a manifest naming the venv (or pass --venv)");
+    sub.add_option("manifest", target.manifest_path, "a manifest naming the venv (or pass --venv)")->type_name("MANIFEST");
 }
 
 std::function<int()> setup_create(CLI::App& sub, const CommonOptions& common, std::shared_ptr<Target> target) {
     auto label = std::make_shared<std::string>("manual");
-    sub.add_option("--label", *label, "a label to recognise it by (default: manual)");
+    sub.add_option("--label", *label, "a label to recognise it by (default: manual)")->type_name("TEXT");
     return [label, target, &common] {
         target->resolve(common);
         auto m = target->manifest ? &*target->manifest : nullptr;
@@ -64,7 +64,7 @@ std::function<int()> setup_list(const CommonOptions& common, std::shared_ptr<Tar
 
 std::function<int()> setup_show(CLI::App& sub, const CommonOptions& common, std::shared_ptr<Target> target) {
     auto id = std::make_shared<std::string>();
-    sub.add_option("id", *id, "the snapshot id")->required();
+    sub.add_option("id", *id, "the snapshot id, from `stackup snapshots list`")->required()->type_name("ID");
     return [id, target, &common] {
         target->resolve(common);
         auto info = txn::show_snapshot(target->options, *id);
@@ -76,7 +76,7 @@ std::function<int()> setup_show(CLI::App& sub, const CommonOptions& common, std:
 
 std::function<int()> setup_delete(CLI::App& sub, const CommonOptions& common, std::shared_ptr<Target> target) {
     auto id = std::make_shared<std::string>();
-    sub.add_option("id", *id, "the snapshot id")->required();
+    sub.add_option("id", *id, "the snapshot id, from `stackup snapshots list`")->required()->type_name("ID");
     return [id, target, &common] {
         target->resolve(common);
         txn::delete_snapshot(target->options, *id);
@@ -88,7 +88,7 @@ std::function<int()> setup_delete(CLI::App& sub, const CommonOptions& common, st
 
 std::function<int()> setup_prune(CLI::App& sub, const CommonOptions& common, std::shared_ptr<Target> target) {
     auto keep = std::make_shared<int>(-1);
-    sub.add_option("--keep", *keep, "how many to keep (default: the manifest's snapshot.keep, else 3)")
+    sub.add_option("--keep", *keep, "how many to keep (default: the manifest's snapshot.keep, else 3)")->type_name("N")
         ->check(CLI::NonNegativeNumber);
     return [keep, target, &common] {
         target->resolve(common);

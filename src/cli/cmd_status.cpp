@@ -82,7 +82,7 @@ void print_snapshots(std::ostream& out, const txn::StatusReport& r) {
 
 std::function<int()> setup_status(CLI::App& sub, const CommonOptions& common) {
     auto manifest_path = std::make_shared<std::string>();
-    sub.add_option("manifest", *manifest_path, "a manifest naming the venv (or pass --venv)");
+    sub.add_option("manifest", *manifest_path, "a manifest naming the venv (or pass --venv)")->type_name("MANIFEST");
     return [manifest_path, &common] {
         std::optional<manifest::Manifest> m;
         if (!manifest_path->empty()) {

@@ -11,7 +11,7 @@ namespace stackup::cli {
 
 std::function<int()> setup_verify(CLI::App& sub, const CommonOptions& common) {
     auto manifest_path = std::make_shared<std::string>();
-    sub.add_option("manifest", *manifest_path, "the manifest (YAML)")->required();
+    sub.add_option("manifest", *manifest_path, "the manifest (YAML)")->required()->type_name("MANIFEST");
     return [manifest_path, &common] {
         auto m = load_manifest(*manifest_path, common);
         auto options = txn_options(common, &m);

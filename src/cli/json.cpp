@@ -140,6 +140,18 @@ bool packages_changed(const txn::ApplyReport& report) {
     return false;
 }
 
+// What a dry run would change: a requested package whose planned version is not the installed one.
+bool plan_changes(const plan::Plan& plan) {
+    for (const auto& step : plan.steps) {
+        for (const auto& p : step.packages) {
+            if (p.choice && p.installed != p.choice->wheel.version.str()) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 Json open_json(const txn::OpenTransaction& open) {
     return {{"manifest", open.manifest},   {"venv", open.venv},
             {"pid", open.pid},             {"host", open.host},
@@ -263,6 +275,8 @@ void add_apply(Document& doc, const txn::ApplyReport& report, bool dry_run) {
                            : Json{{"id", report.snapshot_id}, {"path", report.snapshot_path.string()}};
     body["rolled_back"] = report.rolled_back;
     body["changed"] = !dry_run && report.outcome == txn::Outcome::applied && packages_changed(report);
+    body["would_change"] = dry_run ? Json(report.outcome == txn::Outcome::applied && plan_changes(report.plan))
+                                   : Json(nullptr);
     body["pruned"] = report.pruned;
     body["snapshot_damage"] = report.snapshot_damage;
     body["rollback_warnings"] = report.rollback_warnings;

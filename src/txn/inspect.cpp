@@ -33,7 +33,9 @@ snapshot::SnapshotInfo find_target(const snapshot::Store& store, const Options& 
     if (id) {
         target = store.find(*id);
         if (!target) {
-            throw Error(ExitCode::rollback_failed, "no snapshot '" + *id + "' in " + options.state_dir.string());
+            // A mistake, not a failed restore: nothing was touched.
+            throw Error(ExitCode::usage, "no snapshot '" + *id + "' in " + options.state_dir.string() +
+                                             " (`stackup snapshots list` shows them); nothing was touched");
         }
     } else {
         for (const auto& info : store.list()) {
@@ -43,13 +45,13 @@ snapshot::SnapshotInfo find_target(const snapshot::Store& store, const Options& 
             }
         }
         if (!target) {
-            throw Error(ExitCode::rollback_failed,
-                        "no snapshot of " + options.venv.string() + " in " + options.state_dir.string());
+            throw Error(ExitCode::usage, "nothing to roll back to: no snapshot of " + options.venv.string() + " in " +
+                                             options.state_dir.string() + "; nothing was touched");
         }
     }
     if (target->venv != options.venv) {
-        throw Error(ExitCode::rollback_failed, "snapshot " + target->id + " is of " + target->venv.string() +
-                                                   ", not of " + options.venv.string());
+        throw Error(ExitCode::usage, "snapshot " + target->id + " is of " + target->venv.string() + ", not of " +
+                                         options.venv.string() + "; nothing was touched");
     }
     return *target;
 }

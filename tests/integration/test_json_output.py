@@ -61,7 +61,8 @@ def scenario(t):
     # apply --dry-run: the pins, touching nothing.
     before = t.tree(venv)
     dry = doc_of(t.stackup("apply", "--dry-run", manifest, "--json"), "apply", 0)
-    check(dry["dry_run"] is True and dry["changed"] is False and dry["snapshot"] is None, f"dry: {dry}")
+    check(dry["dry_run"] is True and dry["changed"] is False and dry["would_change"] is True
+          and dry["snapshot"] is None, f"dry: {dry}")
     check(any(f"torch=={TORCH_CU130}" in line for line in dry["steps"][0]["requirements"]), "no pin")
     t.assert_tree(venv, before, "apply --dry-run --json")
 
@@ -113,6 +114,9 @@ def scenario(t):
     rolled_back = doc_of(t.stackup("rollback", manifest, "--json"), "rollback", 0)
     check(rolled_back["snapshot"]["id"] == snap, f"rollback: {rolled_back}")
     check_module(t.module(venv, "torch"), TORCH_CU128, "12.8")
+
+    # An unknown snapshot is a mistake (2), not a failed restore (5).
+    doc_of(t.stackup("rollback", manifest, "--to", "no-such-id", "--json"), "rollback", 2)
 
     # A manifest error names file, line and column; a usage error is a document too.
     broken = t.tmp / "broken.yaml"
