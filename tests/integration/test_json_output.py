@@ -115,6 +115,19 @@ def scenario(t):
     check(rolled_back["snapshot"]["id"] == snap, f"rollback: {rolled_back}")
     check_module(t.module(venv, "torch"), TORCH_CU128, "12.8")
 
+    # An interrupted run (a journal whose run died before its snapshot): status and apply exit 7.
+    state = next(t.state_dir.glob("*/snapshots")).parent
+    started = {"record": "started", "version": 1, "time": "2026-12-02T10:00:00Z",
+               "manifest": str(manifest), "venv": venv_path, "pid": 424242, "host": "vm"}
+    (state / "journal").write_text(json.dumps(started) + "\n")
+    interrupted = doc_of(t.stackup("status", manifest, "--json"), "status", 7)
+    check(interrupted["interrupted"]["pid"] == 424242 and interrupted["interrupted"]["touched"] is False,
+          f"interrupted: {interrupted['interrupted']}")
+    check(interrupted["errors"][0]["code"] == "interrupted", f"errors: {interrupted['errors']}")
+    refused = doc_of(t.stackup("apply", manifest, "--json"), "apply", 7)
+    check("424242" in refused["errors"][0]["message"], f"errors: {refused['errors']}")
+    doc_of(t.stackup("rollback", manifest, "--json"), "rollback", 0)
+
     # An unknown snapshot is a mistake (2), not a failed restore (5).
     doc_of(t.stackup("rollback", manifest, "--to", "no-such-id", "--json"), "rollback", 2)
 
