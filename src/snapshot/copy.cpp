@@ -5,6 +5,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <stdexcept>
@@ -13,12 +14,13 @@
 
 #include "base/fs.hpp"
 #include "base/sha256.hpp"
+#include "snapshot/file_data.hpp"
+#include "snapshot/parallel.hpp"
 
 namespace stackup::snapshot {
 
 namespace {
 
-constexpr std::size_t kBufferSize = 1 << 20;
 // Symlinks whose target fits in the inode (ext4: under 60 bytes) take no data block.
 constexpr std::size_t kInlineSymlinkMax = 59;
 
@@ -41,12 +43,21 @@ struct stat lstat_or_throw(const std::filesystem::path& path) {
     return st;
 }
 
-// Copies one tree; the source is walked once for metadata (sizes for the
-// space check, the order of creation), then each entry is copied.
+struct stat fstat_or_throw(int fd, const std::filesystem::path& path) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        throw base::errno_error(errno, "cannot stat " + path.string());
+    }
+    return st;
+}
+
+// Copies one tree: the source is walked once for metadata (sizes for the
+// space check, the order of creation), then directories and symlinks are
+// made in path order, files by two threads, directory metadata last.
 class TreeCopier {
 public:
-    TreeCopier(std::filesystem::path src, std::filesystem::path dst, Contents contents)
-        : src_(std::move(src)), dst_(std::move(dst)), contents_(contents), as_root_(::geteuid() == 0) {}
+    TreeCopier(std::filesystem::path src, std::filesystem::path dst, const CopyOptions& options)
+        : src_(std::move(src)), dst_(std::move(dst)), options_(options), as_root_(::geteuid() == 0) {}
 
     // On failure removes what it created (never a `dst` it did not create) and rethrows.
     TreeIndex run() {
@@ -63,11 +74,26 @@ public:
 private:
     TreeIndex copy() {
         TreeIndex index = index_tree(src_, Contents::metadata_only);
-        require_free_space(dst_.parent_path(), index, src_);
+        require_free_space(dst_.parent_path(), index, src_,
+                           options_.data == FileData::copy ? Blocks::own : Blocks::shared);
         // Parents come before children in path order, so each entry's directory exists.
-        for (auto& entry : index.entries) {
-            create(entry);
+        std::vector<std::size_t> files;
+        for (std::size_t i = 0; i < index.entries.size(); ++i) {
+            TreeEntry& e = index.entries[i];
+            if (e.type == EntryType::dir) {
+                make_dir(e);
+            } else if (e.type == EntryType::symlink) {
+                copy_symlink(e);
+            } else {
+                files.push_back(i);
+            }
         }
+        // Biggest first, so that neither thread is left with one big file at the end.
+        std::stable_sort(files.begin(), files.end(), [&](std::size_t a, std::size_t b) {
+            return index.entries[a].size > index.entries[b].size;
+        });
+        detail::for_each_parallel<DataMover>(
+            files, [&](std::size_t i, DataMover& mover) { copy_file(index.entries[i], mover); });
         // Directory metadata last and children first (post-order): creating
         // entries inside a directory would change its mtime again.
         for (auto it = index.entries.rbegin(); it != index.entries.rend(); ++it) {
@@ -82,44 +108,25 @@ private:
     std::filesystem::path from(const TreeEntry& e) const { return e.path == "." ? src_ : src_ / e.path; }
     std::filesystem::path to(const TreeEntry& e) const { return e.path == "." ? dst_ : dst_ / e.path; }
 
-    void create(TreeEntry& e) {
-        switch (e.type) {
-            case EntryType::dir:
-                // Owner-writable until finish_dir, whatever its final mode.
-                if (::mkdir(to(e).c_str(), 0700) != 0) {
-                    throw base::errno_error(errno, "cannot create directory " + to(e).string());
-                }
-                created_root_ = created_root_ || e.path == ".";
-                break;
-            case EntryType::file:
-                copy_file(e);
-                break;
-            case EntryType::symlink:
-                copy_symlink(e);
-                break;
+    void make_dir(const TreeEntry& e) {
+        // Owner-writable until finish_dir, whatever its final mode.
+        if (::mkdir(to(e).c_str(), 0700) != 0) {
+            throw base::errno_error(errno, "cannot create directory " + to(e).string());
         }
+        created_root_ = created_root_ || e.path == ".";
     }
 
-    void copy_file(TreeEntry& e) {
+    void copy_file(TreeEntry& e, DataMover& mover) const {
         const auto src = from(e);
         const auto dst = to(e);
         base::UniqueFd in = base::open_file(src, O_RDONLY | O_NOFOLLOW);
-        struct stat st {};
-        if (::fstat(in.get(), &st) != 0) {
-            throw base::errno_error(errno, "cannot stat " + src.string());
-        }
+        const struct stat st = fstat_or_throw(in.get(), src);
         if (!S_ISREG(st.st_mode)) {
             throw std::runtime_error("changed type while being copied: " + src.string());
         }
-        ::posix_fadvise(in.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
-        base::UniqueFd out = base::open_file(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
-        if (contents_ == Contents::hash) {
-            base::Sha256 hash;
-            e.size = pump(in.get(), out.get(), &hash, src, dst);
-            e.sha256 = hash.hex_digest();
-        } else {
-            e.size = copy_in_kernel(in.get(), out.get(), src, dst);
-        }
+        // Read and write: a clone is hashed by reading the copy itself.
+        base::UniqueFd out = base::open_file(dst, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+        e.size = fill(e, in.get(), out.get(), st, mover, src, dst);
         if (as_root_ && ::fchown(out.get(), st.st_uid, st.st_gid) != 0 && errno != EPERM) {
             throw base::errno_error(errno, "cannot chown " + dst.string());
         }
@@ -133,54 +140,55 @@ private:
         }
         e.mode = st.st_mode & 07777;
         e.mtime_ns = to_ns(st.st_mtim);
-    }
-
-    // read/write through one buffer, hashing what passes; returns the bytes copied.
-    std::uint64_t pump(int in, int out, base::Sha256* hash, const std::filesystem::path& src,
-                       const std::filesystem::path& dst) {
-        buffer_.resize(kBufferSize);
-        std::uint64_t total = 0;
-        for (;;) {
-            ssize_t n = ::read(in, buffer_.data(), buffer_.size());
-            if (n < 0 && errno == EINTR) {
-                continue;
-            }
-            if (n < 0) {
-                throw base::errno_error(errno, "cannot read " + src.string());
-            }
-            if (n == 0) {
-                return total;
-            }
-            if (hash != nullptr) {
-                hash->update(buffer_.data(), static_cast<std::size_t>(n));
-            }
-            base::write_all(out, buffer_.data(), static_cast<std::size_t>(n), dst);
-            total += static_cast<std::uint64_t>(n);
+        if (options_.record_copies) {
+            const struct stat copied = fstat_or_throw(out.get(), dst);  // after the last change to its ctime
+            e.inode = static_cast<std::uint64_t>(copied.st_ino);
+            e.ctime_ns = to_ns(copied.st_ctim);
         }
     }
 
-    // copy_file_range where the kernel and filesystems allow it, read/write for the rest.
-    std::uint64_t copy_in_kernel(int in, int out, const std::filesystem::path& src,
-                                 const std::filesystem::path& dst) {
-        std::uint64_t total = 0;
-        for (;;) {
-            ssize_t n = ::copy_file_range(in, nullptr, out, nullptr, 1 << 30, 0);
-            if (n > 0) {
-                total += static_cast<std::uint64_t>(n);
-                continue;
+    // The bytes of one file, as options_ ask; returns how many.
+    // `opened`: the source's fstat when it was opened, before any of its bytes moved.
+    std::uint64_t fill(TreeEntry& e, int in, int out, const struct stat& opened, DataMover& mover,
+                       const std::filesystem::path& src, const std::filesystem::path& dst) const {
+        const bool hash = options_.contents == Contents::hash;
+        if (options_.data != FileData::copy) {
+            const int err = clone_file(in, out);
+            if (err == 0) {
+                if (hash) {
+                    e.sha256 = hash_clone(in, out, opened, mover, src, dst);
+                }
+                return static_cast<std::uint64_t>(fstat_or_throw(out, dst).st_size);
             }
-            if (n < 0 && errno == EINTR) {
-                continue;
+            if (options_.data == FileData::clone || !clone_unsupported(err)) {
+                throw base::errno_error(err, "cannot clone " + src.string() + " to " + dst.string());
             }
-            if (n < 0 && errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) {
-                throw base::errno_error(errno, "cannot copy " + src.string() + " to " + dst.string());
-            }
-            break;  // EOF, or unsupported here: pump finishes (or finds EOF at once)
         }
-        return total + pump(in, out, nullptr, src, dst);
+        ::posix_fadvise(in, 0, 0, POSIX_FADV_SEQUENTIAL);
+        if (hash) {
+            base::Sha256 sha;
+            const std::uint64_t n = mover.pump(in, out, &sha, src, dst);
+            e.sha256 = sha.hex_digest();
+            return n;
+        }
+        return mover.copy_in_kernel(in, out, src, dst);
     }
 
-    void copy_symlink(TreeEntry& e) {
+    // The sha256 of a fresh clone, read from the source, whose pages are likely
+    // cached (a clone has its own page cache, empty); when the source changed
+    // since it was opened (so maybe since it was cloned), from the clone itself.
+    static std::string hash_clone(int in, int out, const struct stat& before, DataMover& mover,
+                                  const std::filesystem::path& src, const std::filesystem::path& dst) {
+        std::string hex = mover.hash_fd(in, src);
+        const struct stat after = fstat_or_throw(in, src);
+        if (to_ns(before.st_ctim) != to_ns(after.st_ctim) || to_ns(before.st_mtim) != to_ns(after.st_mtim) ||
+            before.st_size != after.st_size) {
+            hex = mover.hash_fd(out, dst);
+        }
+        return hex;
+    }
+
+    void copy_symlink(TreeEntry& e) const {
         const auto src = from(e);
         const auto dst = to(e);
         const struct stat st = lstat_or_throw(src);
@@ -198,7 +206,7 @@ private:
         e.mtime_ns = to_ns(st.st_mtim);
     }
 
-    void finish_dir(TreeEntry& e) {
+    void finish_dir(TreeEntry& e) const {
         const auto src = from(e);
         const auto dst = to(e);
         const struct stat st = lstat_or_throw(src);
@@ -231,19 +239,21 @@ private:
 
     std::filesystem::path src_;
     std::filesystem::path dst_;
-    Contents contents_;
+    CopyOptions options_;
     bool as_root_;
     bool created_root_ = false;
-    std::vector<char> buffer_;
 };
 
 }  // namespace
 
-SpaceNeeded space_needed(const TreeIndex& plan, std::uint64_t block_size) {
+SpaceNeeded space_needed(const TreeIndex& plan, std::uint64_t block_size, Blocks blocks) {
     SpaceNeeded need;
     for (const auto& e : plan.entries) {
         need.inodes += 1;
         if (e.type == EntryType::file) {
+            if (blocks == Blocks::shared) {
+                continue;
+            }
             need.bytes += (e.size + block_size - 1) / block_size * block_size;
         } else if (e.type == EntryType::dir || e.size > kInlineSymlinkMax) {
             need.bytes += block_size;
@@ -253,12 +263,12 @@ SpaceNeeded space_needed(const TreeIndex& plan, std::uint64_t block_size) {
 }
 
 void require_free_space(const std::filesystem::path& dir, const TreeIndex& plan,
-                        const std::filesystem::path& source) {
+                        const std::filesystem::path& source, Blocks blocks) {
     struct statvfs vfs {};
     if (::statvfs(dir.c_str(), &vfs) != 0) {
         throw base::errno_error(errno, "cannot check free space in " + dir.string());
     }
-    const SpaceNeeded need = space_needed(plan, vfs.f_bsize != 0 ? vfs.f_bsize : 4096);
+    const SpaceNeeded need = space_needed(plan, vfs.f_bsize != 0 ? vfs.f_bsize : 4096, blocks);
     const std::uint64_t free_bytes = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
     if (need.bytes > free_bytes) {
         throw base::errno_error(ENOSPC, "not enough free space in " + dir.string() + " for a copy of " +
@@ -273,48 +283,18 @@ void require_free_space(const std::filesystem::path& dir, const TreeIndex& plan,
     }
 }
 
-TreeIndex copy_tree(const std::filesystem::path& src, const std::filesystem::path& dst, Contents contents) {
+TreeIndex copy_tree(const std::filesystem::path& src, const std::filesystem::path& dst, const CopyOptions& options) {
     struct stat st {};
     if (::lstat(dst.c_str(), &st) == 0) {
         throw base::errno_error(EEXIST, "cannot copy " + src.string() + " to " + dst.string());
     }
-    return TreeCopier(src, dst, contents).run();
+    return TreeCopier(src, dst, options).run();
 }
 
-void discard_after_failure(const std::filesystem::path& path) noexcept {
-    try {
-        remove_tree(path);
-    } catch (...) {
-    }
-}
-
-bool remove_tree(const std::filesystem::path& path) {
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) {
-        if (errno == ENOENT) {
-            return false;
-        }
-        throw base::errno_error(errno, "cannot stat " + path.string());
-    }
-    if (S_ISDIR(st.st_mode)) {
-        // A read-only directory's entries cannot be unlinked until it is writable again.
-        if ((st.st_mode & 0700) != 0700 && ::chmod(path.c_str(), (st.st_mode & 07777) | 0700) != 0) {
-            throw base::errno_error(errno, "cannot make writable " + path.string());
-        }
-        std::vector<std::filesystem::path> children;
-        for (const auto& entry : std::filesystem::directory_iterator(path)) {
-            children.push_back(entry.path());
-        }
-        for (const auto& child : children) {
-            remove_tree(child);
-        }
-        if (::rmdir(path.c_str()) != 0) {
-            throw base::errno_error(errno, "cannot remove directory " + path.string());
-        }
-    } else if (::unlink(path.c_str()) != 0) {
-        throw base::errno_error(errno, "cannot remove " + path.string());
-    }
-    return true;
+TreeIndex copy_tree(const std::filesystem::path& src, const std::filesystem::path& dst, Contents contents) {
+    CopyOptions options;
+    options.contents = contents;
+    return copy_tree(src, dst, options);
 }
 
 }  // namespace stackup::snapshot

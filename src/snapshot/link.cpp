@@ -9,8 +9,9 @@
 #include <stdexcept>
 
 #include "base/fs.hpp"
-#include "base/sha256.hpp"
 #include "snapshot/copy.hpp"
+#include "snapshot/integrity.hpp"
+#include "snapshot/parallel.hpp"
 
 namespace stackup::snapshot {
 
@@ -20,172 +21,54 @@ std::int64_t to_ns(const struct timespec& ts) {
     return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-struct timespec from_ns(std::int64_t ns) {
-    return {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
-}
-
-struct stat lstat_or_throw(const std::filesystem::path& path) {
+// Links the file at `position` of `index` (an entry of `src`) into the flat
+// tree open as `flat` and records its inode.
+void link_one(TreeIndex& index, std::size_t position, const std::filesystem::path& src, int flat,
+              const std::filesystem::path& dst) {
+    TreeEntry& e = index.entries[position];
+    const auto from = src / e.path;
+    const std::string name = std::to_string(position);
+    if (::linkat(AT_FDCWD, from.c_str(), flat, name.c_str(), 0) != 0) {
+        throw base::errno_error(errno, "cannot hard-link " + from.string() + " to " + (dst / name).string());
+    }
+    // After the link: linking itself moves the inode's ctime.
     struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) {
-        throw base::errno_error(errno, "cannot stat " + path.string());
-    }
-    return st;
-}
-
-void set_mtime(const std::filesystem::path& path, std::int64_t mtime_ns) {
-    const struct timespec times[2] = {{0, UTIME_OMIT}, from_ns(mtime_ns)};
-    if (::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0) {
-        throw base::errno_error(errno, "cannot set times of " + path.string());
-    }
-}
-
-void set_mode(const std::filesystem::path& path, std::uint32_t mode) {
-    if (::chmod(path.c_str(), mode) != 0) {
-        throw base::errno_error(errno, "cannot chmod " + path.string());
-    }
-}
-
-// Builds a restore's staging tree from the index: directories and symlinks
-// recreated from it, files linked from the flat snapshot tree, then
-// directory metadata children first, as the copy strategy does.
-class Linker {
-public:
-    Linker(std::filesystem::path flat, std::filesystem::path dst) : flat_(std::move(flat)), dst_(std::move(dst)) {}
-
-    void run(const TreeIndex& plan) {
-        try {
-            for (std::size_t i = 0; i < plan.entries.size(); ++i) {
-                create(plan.entries[i], i);
-            }
-            for (auto it = plan.entries.rbegin(); it != plan.entries.rend(); ++it) {
-                if (it->type == EntryType::dir) {
-                    set_mode(to(*it), it->mode);
-                    set_mtime(to(*it), it->mtime_ns);
-                }
-            }
-        } catch (...) {
-            if (created_root_) {
-                discard_after_failure(dst_);
-            }
-            throw;
-        }
-    }
-
-private:
-    std::filesystem::path to(const TreeEntry& e) const { return e.path == "." ? dst_ : dst_ / e.path; }
-
-    void create(const TreeEntry& e, std::size_t position) {
-        switch (e.type) {
-            case EntryType::dir:
-                // Owner-writable until the second pass, whatever its final mode.
-                if (::mkdir(to(e).c_str(), 0700) != 0) {
-                    throw base::errno_error(errno, "cannot create directory " + to(e).string());
-                }
-                created_root_ = created_root_ || e.path == ".";
-                break;
-            case EntryType::file:
-                link_file(e, linked_file(flat_, position));
-                break;
-            case EntryType::symlink:
-                if (::symlink(e.target.c_str(), to(e).c_str()) != 0) {
-                    throw base::errno_error(errno, "cannot create symlink " + to(e).string());
-                }
-                set_mtime(to(e), e.mtime_ns);
-                break;
-        }
-    }
-
-    void link_file(const TreeEntry& e, const std::filesystem::path& from) {
-        if (::link(from.c_str(), to(e).c_str()) != 0) {
-            throw base::errno_error(errno, "cannot hard-link " + from.string() + " to " + to(e).string());
-        }
-        const struct stat st = lstat_or_throw(to(e));
-        // Only where they differ: an unneeded chmod would move the ctime for nothing.
-        if ((st.st_mode & 07777) != e.mode) {
-            set_mode(to(e), e.mode);
-        }
-        if (to_ns(st.st_mtim) != e.mtime_ns) {
-            set_mtime(to(e), e.mtime_ns);
-        }
-    }
-
-    std::filesystem::path flat_;
-    std::filesystem::path dst_;
-    bool created_root_ = false;
-};
-
-// Links each file of `index` (entries of `src`) into the flat `dst` and records its inode.
-void link_flat(TreeIndex& index, const std::filesystem::path& src, const std::filesystem::path& dst) {
-    for (std::size_t i = 0; i < index.entries.size(); ++i) {
-        TreeEntry& e = index.entries[i];
-        if (e.type != EntryType::file) {
-            continue;
-        }
-        const auto from = src / e.path;
-        const auto to = linked_file(dst, i);
-        if (::link(from.c_str(), to.c_str()) != 0) {
-            throw base::errno_error(errno, "cannot hard-link " + from.string() + " to " + to.string());
-        }
-        // After the link: linking itself moves the inode's ctime.
-        const struct stat st = lstat_or_throw(to);
-        if (!S_ISREG(st.st_mode)) {
-            throw std::runtime_error("changed type while being linked: " + from.string());
-        }
-        e.size = static_cast<std::uint64_t>(st.st_size);
-        e.mode = st.st_mode & 07777;
-        e.mtime_ns = to_ns(st.st_mtim);
-        e.inode = st.st_ino;
-        e.ctime_ns = to_ns(st.st_ctim);
-    }
-}
-
-std::string describe_change(const TreeEntry& e, const struct stat& st) {
-    std::string out;
-    if (st.st_ino != e.inode) {
-        out += "inode " + std::to_string(e.inode) + " -> " + std::to_string(st.st_ino) + ", ";
-    }
-    if (static_cast<std::uint64_t>(st.st_size) != e.size) {
-        out += "size " + std::to_string(e.size) + " -> " + std::to_string(st.st_size) + ", ";
-    }
-    if (to_ns(st.st_mtim) != e.mtime_ns) {
-        out += "mtime " + format_time_ns(e.mtime_ns) + " -> " + format_time_ns(to_ns(st.st_mtim)) + ", ";
-    }
-    return out;
-}
-
-// One file of a hard-link snapshot; appends its problem, if any.
-void check_file(const TreeEntry& e, const std::filesystem::path& path, const FileHashes& hashes,
-                std::vector<std::string>& out) {
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) {
-        out.push_back(errno == ENOENT ? "missing: " + e.path : "unreadable: " + e.path);
-        return;
+    if (::fstatat(flat, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        throw base::errno_error(errno, "cannot stat " + (dst / name).string());
     }
     if (!S_ISREG(st.st_mode)) {
-        out.push_back("type differs: " + e.path + ": file -> not a file");
-        return;
+        throw std::runtime_error("changed type while being linked: " + from.string());
     }
-    const bool same = st.st_ino == e.inode && static_cast<std::uint64_t>(st.st_size) == e.size &&
-                      to_ns(st.st_mtim) == e.mtime_ns;
-    const bool ctime_moved = to_ns(st.st_ctim) != e.ctime_ns;
-    if (same && !ctime_moved) {
-        return;
-    }
-    const auto hash = hashes.find(e.path);
-    if (hash != hashes.end()) {
-        if (base::sha256_file(path) != hash->second) {
-            out.push_back("content differs: " + e.path);
+    e.size = static_cast<std::uint64_t>(st.st_size);
+    e.mode = st.st_mode & 07777;
+    e.mtime_ns = to_ns(st.st_mtim);
+    e.inode = st.st_ino;
+    e.ctime_ns = to_ns(st.st_ctim);
+}
+
+// Links every file of `index` into the flat `dst`, two threads at a time (the
+// kernel's share of a link, the lookups, runs in parallel; the entry itself is
+// added under the directory's lock).
+void link_flat(TreeIndex& index, const std::filesystem::path& src, const std::filesystem::path& dst) {
+    const base::UniqueFd flat = base::open_file(dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    std::vector<std::size_t> files;
+    for (std::size_t i = 0; i < index.entries.size(); ++i) {
+        if (index.entries[i].type == EntryType::file) {
+            files.push_back(i);
         }
-        return;
     }
-    if (!same) {
-        out.push_back("content may differ: " + e.path + " (" + describe_change(e, st) +
-                      "no sha256 recorded to tell a touch from a write)");
-    }
-    // same, only ctime moved, no hash: a chmod or a link count change (uv's unlink); see store.hpp.
+    struct NoState {};
+    detail::for_each_parallel<NoState>(files,
+                                       [&](std::size_t i, NoState&) { link_one(index, i, src, flat.get(), dst); });
 }
 
 }  // namespace
+
+const std::string& hash_of(const FileHashes& hashes, const std::string& path) {
+    static const std::string none;
+    const auto it = hashes.find(path);
+    return it != hashes.end() ? it->second : none;
+}
 
 std::filesystem::path linked_file(const std::filesystem::path& tree, std::size_t position) {
     return tree / std::to_string(position);
@@ -200,20 +83,16 @@ TreeIndex link_tree(const std::filesystem::path& src, const std::filesystem::pat
         link_flat(index, src, dst);
         base::sync_filesystem(dst);
     } catch (...) {
-        try {
-            remove_tree(dst);
-        } catch (...) {  // the first error is the one worth reporting
-        }
+        discard_after_failure(dst);
         throw;
     }
     return index;
 }
 
 bool record_holds(const TreeEntry& e, const std::filesystem::path& path) {
-    struct stat st {};
-    return ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == e.inode &&
-           static_cast<std::uint64_t>(st.st_size) == e.size && to_ns(st.st_mtim) == e.mtime_ns &&
-           to_ns(st.st_ctim) == e.ctime_ns;
+    const auto seen = lstat_record(path);
+    return seen && seen->type == EntryType::file && seen->inode == e.inode && seen->size == e.size &&
+           seen->mtime_ns == e.mtime_ns && seen->ctime_ns == e.ctime_ns;
 }
 
 std::vector<std::string> check_links(const TreeIndex& expected, const std::filesystem::path& tree,
@@ -224,7 +103,9 @@ std::vector<std::string> check_links(const TreeIndex& expected, const std::files
         const TreeEntry& e = expected.entries[i];
         if (e.type == EntryType::file) {
             names.insert(std::to_string(i));
-            check_file(e, linked_file(tree, i), hashes, out);
+            if (auto problem = judge_path(e, linked_file(tree, i), hash_of(hashes, e.path))) {
+                out.push_back(std::move(*problem));
+            }
         }
     }
     // Dirs and symlinks live only in the index, which snapshot.json's digest protects.
@@ -234,12 +115,6 @@ std::vector<std::string> check_links(const TreeIndex& expected, const std::files
         }
     }
     return out;
-}
-
-void stage_links(const TreeIndex& expected, const std::filesystem::path& tree,
-                 const std::filesystem::path& staged) {
-    Linker(tree, staged).run(expected);
-    base::sync_filesystem(staged);
 }
 
 }  // namespace stackup::snapshot

@@ -1,10 +1,10 @@
 #pragma once
 // The hard-link strategy: a flat snapshot tree holding one hard link per
 // venv file, named by the file's position in the index (directories and
-// symlinks live only in the index: on ext4 without a journal a mkdir costs
-// more than 20 links), the integrity record that makes an in-place write
-// through the venv's link detectable, and the staging of a restore by
-// linking back. See Strategy in store.hpp.
+// symlinks live only in the index: a mkdir allocates an inode, which on this
+// project's journal-less ext4 costs more than 20 links), and the integrity
+// record that makes an in-place write through the venv's link detectable.
+// Restores go through the ready tree (ready.hpp). See Strategy in store.hpp.
 
 #include <filesystem>
 #include <map>
@@ -17,6 +17,9 @@ namespace stackup::snapshot {
 
 // sha256 by relative path, recorded lazily by Store::seal.
 using FileHashes = std::map<std::string, std::string>;
+
+// The recorded sha256 of `path`, or "" when there is none.
+[[nodiscard]] const std::string& hash_of(const FileHashes& hashes, const std::string& path);
 
 // Where the flat tree `tree` holds the file at `position` in its index.
 [[nodiscard]] std::filesystem::path linked_file(const std::filesystem::path& tree, std::size_t position);
@@ -36,12 +39,5 @@ using FileHashes = std::map<std::string, std::string>;
 
 // Whether `path` still holds exactly what its record says (inode, size, mtime and ctime).
 [[nodiscard]] bool record_holds(const TreeEntry& entry, const std::filesystem::path& path);
-
-// Builds `staged` (which must not exist) from the index and the flat tree
-// `tree`: files hard-linked, directories and symlinks recreated (owned by
-// whoever restores), every mode and mtime set from `expected`, not from the
-// shared inode. Removes `staged` on failure.
-void stage_links(const TreeIndex& expected, const std::filesystem::path& tree,
-                 const std::filesystem::path& staged);
 
 }  // namespace stackup::snapshot

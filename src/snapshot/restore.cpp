@@ -1,27 +1,35 @@
 // Store::restore: the one path back from a broken venv. Its phases:
-//   load     the snapshot's info and index (refused when they disagree)
-//   stage    copy the snapshot tree to a hidden sibling of the venv, hashing as
-//            it copies (hard links: check each file's integrity record first,
-//            then link the files into the sibling, modes and mtimes from the
-//            index); a tree that differs from its index is refused here,
-//            before the venv is touched
-//   swap     exchange the staged tree and the venv in one rename
-//   settle   fsync the parent, remove the old tree (now at the staged path)
-//   check    re-index the venv and compare it with the snapshot's index
-// Every failure is Error(rollback_failed) saying which path holds what.
+//   load      the snapshot's info and index (refused when they disagree)
+//   stage     copies: copy the snapshot tree to a hidden sibling of the venv,
+//             hashing as it copies; reflinks: check each clone's integrity
+//             record, then clone the tree to the sibling; hard links: bring
+//             the snapshot's ready tree up to date (ready.hpp), judging every
+//             file it keeps or links. A snapshot that differs from its index
+//             is refused here, before the venv is touched
+//   sync      one syncfs: the staged tree is on disk before it becomes the venv
+//   swap      exchange the staged tree and the venv in one rename; fsync the parent
+//   check     re-index the venv and compare it with the snapshot's index;
+//   clean up  meanwhile, on a second thread: remove the old tree (hard links:
+//             make it the next ready tree instead)
+// Every failure up to the swap leaves the venv untouched; every failure is
+// Error(rollback_failed) saying which path holds what.
 
 #include <fcntl.h>
-#include <stdio.h>
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "base/error.hpp"
 #include "base/fs.hpp"
 #include "snapshot/copy.hpp"
+#include "snapshot/ready.hpp"
+#include "snapshot/reflink.hpp"
 #include "snapshot/store.hpp"
 #include "snapshot/store_internal.hpp"
+#include "snapshot/swap.hpp"
 
 namespace stackup::snapshot {
 
@@ -44,12 +52,20 @@ std::string join(const std::vector<std::string>& lines) {
     return out;
 }
 
-void remove_quietly(const std::filesystem::path& path) {
-    try {
-        remove_tree(path);
-    } catch (...) {  // best effort: the error being reported matters more
+// Records how long each phase took, one lap at a time.
+class PhaseClock {
+public:
+    void lap(const char* name) {
+        const auto now = std::chrono::steady_clock::now();
+        phases_.push_back({name, std::chrono::duration<double>(now - last_).count()});
+        last_ = now;
     }
-}
+    std::vector<RestorePhase> take() { return std::move(phases_); }
+
+private:
+    std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+    std::vector<RestorePhase> phases_;
+};
 
 bool exists_nofollow(const std::filesystem::path& path) {
     struct stat st {};
@@ -69,133 +85,107 @@ bool exists_nofollow(const std::filesystem::path& path) {
          venv.string() + " was not touched");
 }
 
-// Hard links: the integrity check comes first, as linking cannot hash on the way.
-void stage_linked(const SnapshotInfo& info, const TreeIndex& expected, const std::filesystem::path& venv,
-                  const std::filesystem::path& staged) {
-    const auto tree = info.dir / detail::kTreeDir;
-    std::vector<std::string> differences;
-    try {
-        differences = check_links(expected, tree, detail::load_hashes(info.dir));
-        if (differences.empty()) {
-            stage_links(expected, tree, staged);
-        }
-    } catch (const std::exception& e) {
-        fail("cannot restore snapshot " + info.id + ": " + e.what() + "; " + venv.string() +
-             " was not touched; the snapshot is at " + info.dir.string());
-    }
-    if (!differences.empty()) {
-        refuse_damaged(info, venv, differences);
-    }
+[[noreturn]] void cannot_stage(const SnapshotInfo& info, const std::filesystem::path& venv, const std::string& why) {
+    fail("cannot restore snapshot " + info.id + ": " + why + "; " + venv.string() +
+         " was not touched; the snapshot is at " + info.dir.string());
 }
 
-// Copies (or links) the snapshot tree next to the venv and checks it against
-// the index; returns the staged path.
-std::filesystem::path stage(const SnapshotInfo& info, const TreeIndex& expected,
-                            const std::filesystem::path& venv) {
+// Hard links: the ready tree, checked and brought up to date; it is staged where it lies.
+std::filesystem::path stage_ready(const SnapshotInfo& info, const TreeIndex& expected,
+                                  const std::filesystem::path& venv) {
+    const auto ready = info.dir / detail::kReadyDir;
+    Convergence converged;
+    try {
+        converged = converge_links(expected, info.dir / detail::kTreeDir, ready, detail::load_hashes(info.dir));
+    } catch (const std::exception& e) {
+        cannot_stage(info, venv, e.what());
+    }
+    if (!converged.damage.empty()) {
+        refuse_damaged(info, venv, converged.damage);
+    }
+    return ready;
+}
+
+// Copies and clones: a copy of the snapshot tree beside the venv. A sibling:
+// same filesystem, so the swap is a rename, and the same parent, so the rename
+// does not touch the tree's own ".." (nor, on XFS, its mtime).
+std::filesystem::path stage_copy(const SnapshotInfo& info, const TreeIndex& expected,
+                                 const std::filesystem::path& venv) {
     const auto tree = info.dir / detail::kTreeDir;
-    // A sibling: same filesystem, so the swap is a rename, and the same parent,
-    // so the rename does not touch the tree's own ".." (or its mtime).
-    const auto staged = venv.parent_path() / ("." + venv.filename().string() + ".stackup-restore-" +
-                                              info.id + "-" + detail::random_hex4());
-    if (info.strategy == Strategy::hardlink) {
-        stage_linked(info, expected, venv, staged);
-        return staged;
+    const auto staged = venv.parent_path() / ("." + venv.filename().string() + ".stackup-restore-" + info.id +
+                                              "-" + detail::random_hex4());
+    CopyOptions options;
+    if (info.strategy == Strategy::reflink) {
+        // The records are checked first, so the clones need no hashing.
+        std::vector<std::string> differences;
+        try {
+            differences = check_clones(expected, tree);
+        } catch (const std::exception& e) {
+            cannot_stage(info, venv, e.what());
+        }
+        if (!differences.empty()) {
+            refuse_damaged(info, venv, differences);
+        }
+        options.contents = Contents::metadata_only;
+        options.data = FileData::clone_or_copy;
     }
     TreeIndex copied;
     try {
-        copied = copy_tree(tree, staged, Contents::hash);
+        copied = copy_tree(tree, staged, options);
     } catch (const std::exception& e) {
-        fail("cannot restore snapshot " + info.id + ": " + e.what() + "; " + venv.string() +
-             " was not touched; the snapshot is at " + info.dir.string());
+        cannot_stage(info, venv, e.what());
     }
     const auto differences = diff(expected, copied);
     if (!differences.empty()) {
-        remove_quietly(staged);
+        discard_after_failure(staged);
         refuse_damaged(info, venv, differences);
     }
     return staged;
 }
 
-struct Swap {
-    bool atomic = true;
-    std::optional<std::filesystem::path> old_tree;  // where the replaced venv now is
-};
-
-bool lacks_exchange(int err) {
-    return err == EINVAL || err == ENOSYS || err == EOPNOTSUPP;
-}
-
-// Without RENAME_EXCHANGE (some filesystems, old kernels) the venv moves aside
-// first, so for a moment its path is empty; each failure says where both trees are.
-Swap swap_by_two_renames(const std::filesystem::path& staged, const std::filesystem::path& venv) {
-    const auto aside = std::filesystem::path(staged.string() + "-old");
-    if (::rename(venv.c_str(), aside.c_str()) != 0) {
-        const std::string why = std::strerror(errno);
-        remove_quietly(staged);
-        fail("cannot move " + venv.string() + " aside to " + aside.string() + ": " + why + "; " +
-             venv.string() + " was not touched");
-    }
-    if (::rename(staged.c_str(), venv.c_str()) != 0) {
-        const std::string why = std::strerror(errno);
-        if (::rename(aside.c_str(), venv.c_str()) == 0) {
-            remove_quietly(staged);
-            fail("cannot move the restored tree " + staged.string() + " to " + venv.string() + ": " + why +
-                 "; " + venv.string() + " holds its old tree again");
-        }
-        fail("cannot move the restored tree " + staged.string() + " to " + venv.string() + ": " + why +
-             "; " + venv.string() + " does NOT exist now: its old tree is at " + aside.string() +
-             " and the restored tree at " + staged.string());
-    }
-    return Swap{false, aside};
-}
-
-Swap swap_into_place(const std::filesystem::path& staged, const std::filesystem::path& venv, bool venv_exists) {
-    if (!venv_exists) {
-        if (::renameat2(AT_FDCWD, staged.c_str(), AT_FDCWD, venv.c_str(), RENAME_NOREPLACE) == 0 ||
-            (lacks_exchange(errno) && ::rename(staged.c_str(), venv.c_str()) == 0)) {
-            return Swap{true, std::nullopt};
-        }
-        const std::string why = std::strerror(errno);
-        remove_quietly(staged);
-        fail("cannot move the restored tree to " + venv.string() + ": " + why + "; " + venv.string() +
-             " still does not exist");
-    }
-    if (::renameat2(AT_FDCWD, staged.c_str(), AT_FDCWD, venv.c_str(), RENAME_EXCHANGE) == 0) {
-        return Swap{true, staged};
-    }
-    if (lacks_exchange(errno)) {
-        return swap_by_two_renames(staged, venv);
-    }
-    const std::string why = std::strerror(errno);
-    remove_quietly(staged);
-    fail("cannot swap the restored tree into " + venv.string() + ": " + why + "; " + venv.string() +
-         " was not touched");
-}
-
-// After the swap the venv holds the restored tree: what goes wrong here is
-// worth a warning, not a failed rollback.
-void settle(const Swap& swap, const std::filesystem::path& venv, RestoreResult& result) {
+void sync_staged(const SnapshotInfo& info, const std::filesystem::path& staged, const std::filesystem::path& venv) {
     try {
-        base::fsync_dir(venv.parent_path());  // make the swap itself durable
+        base::sync_filesystem(staged);
+    } catch (const std::exception& e) {
+        if (info.strategy != Strategy::hardlink) {
+            discard_after_failure(staged);
+        }
+        cannot_stage(info, venv, e.what());
+    }
+}
+
+// Moving a directory to another parent sets its mtime on some filesystems (XFS): the root's is put back.
+void put_back_root_mtime(const TreeIndex& expected, const std::filesystem::path& venv, RestoreResult& result) {
+    const TreeEntry& root = expected.entries.front();
+    struct stat st {};
+    if (::lstat(venv.c_str(), &st) != 0 ||
+        static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec == root.mtime_ns) {
+        return;
+    }
+    const struct timespec times[2] = {{0, UTIME_OMIT},
+                                      {static_cast<time_t>(root.mtime_ns / 1'000'000'000),
+                                       static_cast<long>(root.mtime_ns % 1'000'000'000)}};
+    if (::utimensat(AT_FDCWD, venv.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0) {
+        result.warnings.push_back("cannot set the mtime of " + venv.string() + ": " + std::strerror(errno));
+    }
+}
+
+void make_swap_durable(const std::filesystem::path& venv, RestoreResult& result) {
+    try {
+        base::fsync_dir(venv.parent_path());
     } catch (const std::exception& e) {
         result.warnings.push_back(e.what());
     }
-    try {
-        if (swap.old_tree) {
-            remove_tree(*swap.old_tree);
-        }
-    } catch (const std::exception& e) {
-        result.warnings.push_back(std::string("could not remove the replaced tree: ") + e.what());
-    }
 }
 
+// Every file's bytes were judged on the way in (hashed while copied, or their
+// integrity record checked), so metadata suffices: reading them back from the
+// page cache would prove nothing more.
 void check_restored(const SnapshotInfo& info, const TreeIndex& expected, const std::filesystem::path& venv,
                     RestoreResult& result) {
     TreeIndex now;
-    // Linked files are the snapshot's own inodes, just checked: metadata suffices.
-    const Contents contents = info.strategy == Strategy::hardlink ? Contents::metadata_only : Contents::hash;
     try {
-        now = index_tree(venv, contents);
+        now = index_tree(venv, Contents::metadata_only);
     } catch (const std::exception& e) {
         fail("restored snapshot " + info.id + " into " + venv.string() + ", but cannot re-index it: " +
              e.what() + "; the snapshot is intact at " + info.dir.string());
@@ -206,7 +196,45 @@ void check_restored(const SnapshotInfo& info, const TreeIndex& expected, const s
              ", but the venv differs from the snapshot: " + join(differences) +
              "; the snapshot is intact at " + info.dir.string());
     }
-    result.tree_digest = tree_digest(now);
+    result.tree_digest = info.tree_digest;
+}
+
+// Hard links: the replaced venv becomes the next ready tree (mostly the same
+// directories and inodes: cheaper than removing it, and no freed inodes left
+// to slow the next mkdir). It is a cache: when that fails, it goes.
+void recycle(const SnapshotInfo& info, const TreeIndex& expected, const std::filesystem::path& old_tree) {
+    const auto ready = info.dir / detail::kReadyDir;
+    try {
+        if (old_tree != ready) {
+            std::filesystem::rename(old_tree, ready);
+        }
+        if (converge_links(expected, info.dir / detail::kTreeDir, ready, detail::load_hashes(info.dir))
+                .damage.empty()) {
+            return;
+        }
+    } catch (const std::exception&) {  // what is left is removed below
+    }
+    remove_tree(old_tree);
+    remove_tree(ready);
+}
+
+// Never throws: it runs on its own thread, and what fails here is a warning.
+void clean_up(const SnapshotInfo& info, const TreeIndex& expected, const detail::Swap& swap,
+              std::vector<std::string>& warnings) noexcept {
+    if (!swap.old_tree) {
+        return;
+    }
+    try {
+        if (info.strategy == Strategy::hardlink) {
+            recycle(info, expected, *swap.old_tree);
+        } else {
+            remove_tree(*swap.old_tree);
+        }
+    } catch (const std::exception& e) {
+        warnings.push_back(std::string("could not remove the replaced tree: ") + e.what());
+    } catch (...) {
+        warnings.push_back("could not remove the replaced tree " + swap.old_tree->string());
+    }
 }
 
 std::filesystem::path resolve_target(const std::filesystem::path& venv) {
@@ -220,6 +248,7 @@ std::filesystem::path resolve_target(const std::filesystem::path& venv) {
 }  // namespace
 
 RestoreResult Store::restore(const std::string& id, const std::filesystem::path& venv_path) const {
+    PhaseClock clock;
     const auto info = find(id);
     if (!info) {
         fail("no snapshot " + id + " in " + snapshots_dir_.string() + "; nothing was changed");
@@ -231,12 +260,46 @@ RestoreResult Store::restore(const std::string& id, const std::filesystem::path&
              "; nothing was changed");
     }
     const bool venv_exists = exists_nofollow(venv);
-    const auto staged = stage(*info, expected, venv);
-    const Swap swap = swap_into_place(staged, venv, venv_exists);
-    RestoreResult result{id, venv, "", swap.atomic, {}};
-    settle(swap, venv, result);
-    check_restored(*info, expected, venv, result);
+    clock.lap("load");
+    const auto staged = info->strategy == Strategy::hardlink ? stage_ready(*info, expected, venv)
+                                                             : stage_copy(*info, expected, venv);
+    clock.lap("stage");
+    sync_staged(*info, staged, venv);
+    clock.lap("sync");
+    const detail::Swap swap = detail::swap_into_place(staged, venv, venv_exists);
+    RestoreResult result{id, venv, "", swap.atomic, {}, {}};
+    put_back_root_mtime(expected, venv, result);
+    make_swap_durable(venv, result);
+    clock.lap("swap");
+    {
+        // The old tree is no part of the venv now: it is disposed of while the venv is checked.
+        std::vector<std::string> cleanup_warnings;
+        std::jthread cleaner([&] { clean_up(*info, expected, swap, cleanup_warnings); });
+        check_restored(*info, expected, venv, result);
+        clock.lap("check");
+        cleaner.join();
+        clock.lap("clean up");
+        result.warnings.insert(result.warnings.end(), cleanup_warnings.begin(), cleanup_warnings.end());
+    }
+    result.phases = clock.take();
     return result;
+}
+
+std::uint64_t Store::prepare(const std::string& id) const {
+    const auto info = find(id);
+    if (!info) {
+        fail("no snapshot " + id + " in " + snapshots_dir_.string());
+    }
+    if (info->strategy != Strategy::hardlink) {
+        return 0;
+    }
+    const TreeIndex expected = index(*info);
+    const Convergence converged = converge_links(expected, info->dir / detail::kTreeDir,
+                                                 info->dir / detail::kReadyDir, detail::load_hashes(info->dir));
+    if (!converged.damage.empty()) {
+        fail("snapshot " + id + " is damaged: " + join(converged.damage));
+    }
+    return converged.changes;
 }
 
 }  // namespace stackup::snapshot

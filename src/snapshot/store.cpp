@@ -15,31 +15,12 @@
 #include "base/sha256.hpp"
 #include "snapshot/copy.hpp"
 #include "snapshot/link.hpp"
+#include "snapshot/reflink.hpp"
 #include "snapshot/store_internal.hpp"
 #include "snapshot/store_json.hpp"
+#include "snapshot/strategy.hpp"
 
 namespace stackup::snapshot {
-
-std::string to_string(Strategy strategy) {
-    switch (strategy) {
-        case Strategy::copy:
-            return "copy";
-        case Strategy::hardlink:
-            return "hardlink";
-        case Strategy::automatic:
-            return "automatic";
-    }
-    return "?";
-}
-
-std::optional<Strategy> strategy_from_string(const std::string& text) {
-    for (Strategy s : {Strategy::copy, Strategy::hardlink, Strategy::automatic}) {
-        if (to_string(s) == text) {
-            return s;
-        }
-    }
-    return std::nullopt;
-}
 
 namespace detail {
 
@@ -47,6 +28,7 @@ const char* const kInfoFile = "snapshot.json";
 const char* const kIndexFile = "index.json";
 const char* const kTreeDir = "tree";
 const char* const kHashesFile = "hashes.json";
+const char* const kReadyDir = "ready";
 
 std::string random_hex4() {
     std::random_device rd;
@@ -154,33 +136,25 @@ std::vector<std::filesystem::path> snapshot_dirs(const std::filesystem::path& sn
     return dirs;
 }
 
-struct Resolved {
-    Strategy strategy;
-    std::string reason;
-};
-
-std::uint64_t device_of(const std::filesystem::path& path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) {
-        throw base::errno_error(errno, "cannot stat " + path.string());
+// The snapshot's tree of `source`, by the resolved strategy.
+TreeIndex take_tree(Strategy strategy, const std::filesystem::path& source, const std::filesystem::path& tree) {
+    if (strategy == Strategy::hardlink) {
+        return link_tree(source, tree);
     }
-    return static_cast<std::uint64_t>(st.st_dev);
+    CopyOptions options;
+    if (strategy == Strategy::reflink) {
+        options.data = FileData::clone;
+        options.record_copies = true;
+    }
+    return copy_tree(source, tree, options);
 }
 
-// Hard links only work within one filesystem; automatic falls back to copy across.
-Resolved resolve_strategy(Strategy asked, const std::filesystem::path& venv,
-                          const std::filesystem::path& snapshots_dir) {
-    if (asked != Strategy::automatic) {
-        return {asked, "asked for " + to_string(asked)};
+SnapshotInfo find_or_fail(const Store& store, const std::string& id) {
+    auto info = store.find(id);
+    if (!info) {
+        throw Error(ExitCode::rollback_failed, "no snapshot " + id + " in " + store.snapshots_dir().string());
     }
-    const auto venv_dev = device_of(venv);
-    const auto store_dev = device_of(snapshots_dir);
-    if (venv_dev == store_dev) {
-        return {Strategy::hardlink, "automatic: hardlink, the state dir is on the venv's filesystem (st_dev " +
-                                        std::to_string(venv_dev) + ")"};
-    }
-    return {Strategy::copy, "automatic: copy, the state dir (st_dev " + std::to_string(store_dev) +
-                                ") is not on the venv's filesystem (st_dev " + std::to_string(venv_dev) + ")"};
+    return *info;
 }
 
 bool has_info(const std::filesystem::path& dir) {
@@ -195,11 +169,11 @@ Store::Store(std::filesystem::path state_dir) : snapshots_dir_(std::move(state_d
 SnapshotInfo Store::create(const std::filesystem::path& venv, const CreateRequest& request) {
     const auto source = resolve_existing_venv(venv, snapshots_dir_);
     std::filesystem::create_directories(snapshots_dir_);
+    // Before the claim: an explicit reflink that cannot work leaves nothing behind.
     const Resolved how = resolve_strategy(request.strategy, source, snapshots_dir_);
     auto [stamp, dir] = claim_dir(snapshots_dir_);
     try {
-        const TreeIndex index = how.strategy == Strategy::hardlink ? link_tree(source, dir / kTreeDir)
-                                                                   : copy_tree(source, dir / kTreeDir, Contents::hash);
+        const TreeIndex index = take_tree(how.strategy, source, dir / kTreeDir);
         SnapshotInfo info{stamp.id, stamp.created, request.label, request.manifest, source, how.strategy,
                           how.reason, request.distributions, index.entries.size(), index.file_bytes(),
                           tree_digest(index), dir};
@@ -209,10 +183,7 @@ SnapshotInfo Store::create(const std::filesystem::path& venv, const CreateReques
         base::fsync_dir(snapshots_dir_);
         return info;
     } catch (...) {
-        try {
-            remove_tree(dir);
-        } catch (...) {  // the first error is the one worth reporting
-        }
+        discard_after_failure(dir);
         throw;
     }
 }
@@ -272,35 +243,33 @@ TreeIndex Store::index(const SnapshotInfo& info) const {
 }
 
 std::vector<std::string> Store::verify(const std::string& id) const {
-    const auto info = find(id);
-    if (!info) {
-        throw Error(ExitCode::rollback_failed, "no snapshot " + id + " in " + snapshots_dir_.string());
-    }
-    const TreeIndex expected = index(*info);
-    const auto tree = info->dir / kTreeDir;
+    const SnapshotInfo info = find_or_fail(*this, id);
+    const TreeIndex expected = index(info);
+    const auto tree = info.dir / kTreeDir;
     try {
-        if (info->strategy == Strategy::hardlink) {
-            return check_links(expected, tree, load_hashes(info->dir));
+        switch (info.strategy) {
+            case Strategy::hardlink:
+                return check_links(expected, tree, load_hashes(info.dir));
+            case Strategy::reflink:
+                return check_clones(expected, tree);
+            default:
+                return diff(expected, index_tree(tree, Contents::hash));
         }
-        return diff(expected, index_tree(tree, Contents::hash));
     } catch (const std::exception& e) {
         return {std::string("unreadable: ") + e.what()};
     }
 }
 
 std::uint64_t Store::seal(const std::string& id) {
-    const auto info = find(id);
-    if (!info) {
-        throw Error(ExitCode::rollback_failed, "no snapshot " + id + " in " + snapshots_dir_.string());
-    }
-    if (info->strategy != Strategy::hardlink) {
+    const SnapshotInfo info = find_or_fail(*this, id);
+    if (info.strategy != Strategy::hardlink) {
         return 0;
     }
-    FileHashes hashes = load_hashes(info->dir);
-    const TreeIndex recorded = index(*info);
+    FileHashes hashes = load_hashes(info.dir);
+    const TreeIndex recorded = index(info);
     for (std::size_t i = 0; i < recorded.entries.size(); ++i) {
         const TreeEntry& e = recorded.entries[i];
-        const auto path = linked_file(info->dir / kTreeDir, i);
+        const auto path = linked_file(info.dir / kTreeDir, i);
         // Before and after: a write while hashing moves mtime or ctime.
         if (e.type != EntryType::file || hashes.count(e.path) != 0 || !record_holds(e, path)) {
             continue;
@@ -310,7 +279,7 @@ std::uint64_t Store::seal(const std::string& id) {
             hashes[e.path] = std::move(hex);
         }
     }
-    base::write_file_atomic(info->dir / kHashesFile, json_format::hashes_to_json(hashes));
+    base::write_file_atomic(info.dir / kHashesFile, json_format::hashes_to_json(hashes));
     return hashes.size();
 }
 

@@ -2,7 +2,8 @@
 // The snapshot store: exact copies of a venv under a state dir, and their
 // exact restore.
 //
-// Layout: <state>/snapshots/<id>/tree/          the copy of the venv (hard links: flat, see link.hpp)
+// Layout: <state>/snapshots/<id>/tree/          the copy of the venv (reflinks: clones; hard links: flat, link.hpp)
+//         <state>/snapshots/<id>/ready/         hard links only, a cache: the tree a restore swaps in (ready.hpp)
 //         <state>/snapshots/<id>/index.json     its TreeIndex (format 1)
 //         <state>/snapshots/<id>/hashes.json    hard links only, optional: seal()'s sha256s
 //         <state>/snapshots/<id>/snapshot.json  metadata (format 1), written last
@@ -20,9 +21,16 @@
 
 namespace stackup::snapshot {
 
-// How a snapshot's tree is made (reflinks are to come). `automatic` is only
-// asked for: it resolves to hardlink when the state dir and the venv share a
-// filesystem (st_dev), else to copy, and the snapshot records the result.
+// How a snapshot's tree is made. `automatic` is only asked for: it resolves to
+// reflink when one venv file can be cloned (FICLONE) into the store, else to
+// hardlink when the state dir and the venv share a filesystem (st_dev), else
+// to copy; the snapshot records the result and why.
+//
+// A reflink snapshot is a tree of clones: each file its own inode sharing the
+// venv's blocks until either is written, so in-place writes to the venv do not
+// reach it. Its index has each file's sha256, as a copy's has, and each
+// clone's integrity record (inode, size, mtime, ctime), which a restore checks
+// at lstat cost, hashing only where a record moved.
 //
 // A hard-link snapshot shares each file's inode with the venv, so its index
 // records no sha256 (hashing 800 MB would cost more than the snapshot) but an
@@ -32,7 +40,7 @@ namespace stackup::snapshot {
 // without a sha256 it is refused as damaged. ctime alone is not enough to refuse:
 // it also moves on every link and unlink (uv replacing the venv's copy), so a
 // ctime-only change is accepted, or hashed when a sha256 exists.
-enum class Strategy { copy, hardlink, automatic };
+enum class Strategy { copy, hardlink, automatic, reflink };
 
 std::string to_string(Strategy strategy);
 std::optional<Strategy> strategy_from_string(const std::string& text);
@@ -41,7 +49,7 @@ struct CreateRequest {
     std::string label;
     std::string manifest;  // path of the manifest the snapshot was taken for; may be empty
     std::vector<std::pair<std::string, std::string>> distributions;  // (name, version)
-    Strategy strategy = Strategy::automatic;  // hard links on the venv's filesystem, else a copy
+    Strategy strategy = Strategy::automatic;  // reflinks, else hard links on the venv's filesystem, else a copy
 };
 
 struct SnapshotInfo {
@@ -51,7 +59,7 @@ struct SnapshotInfo {
     std::string manifest;
     std::filesystem::path venv;  // absolute, symlinks resolved
     Strategy strategy = Strategy::copy;  // never automatic: what was used
-    std::string strategy_reason;         // why, e.g. "automatic: same filesystem (st_dev 2049)"
+    std::string strategy_reason;         // why, e.g. "automatic: hardlink, no reflinks (cloning ... failed ...)"
     std::vector<std::pair<std::string, std::string>> distributions;
     std::uint64_t entries = 0;     // files, dirs and symlinks, the venv root included
     std::uint64_t file_bytes = 0;  // sum of file sizes
@@ -60,19 +68,26 @@ struct SnapshotInfo {
     friend bool operator==(const SnapshotInfo&, const SnapshotInfo&) = default;
 };
 
+// How long one phase of a restore took (tests/bench/snapshot_bench.py prints them).
+struct RestorePhase {
+    std::string name;  // "load", "stage", "sync", "swap", "check", "clean up"
+    double seconds = 0;
+};
+
 struct RestoreResult {
     std::string id;
     std::filesystem::path venv;
-    std::string tree_digest;          // of the venv as re-indexed after the restore
+    std::string tree_digest;          // the snapshot's, which the venv re-indexed after the restore matched
     bool swapped_atomically = true;   // false: the fs lacks RENAME_EXCHANGE, two renames were used
     std::vector<std::string> warnings;  // e.g. the old tree could not be removed (and where it is)
+    std::vector<RestorePhase> phases;   // in order
 };
 
 // Real disk use, st_blocks * 512. Hard-link snapshots share inodes with the
 // venv and with each other, so a sum of file sizes overstates what they cost.
 struct SnapshotUsage {
     std::string id;
-    std::uint64_t apparent_bytes = 0;  // sizes of its files and symlinks, shared or not
+    std::uint64_t apparent_bytes = 0;  // sizes of its files and symlinks, shared or not (each inode once)
     std::uint64_t own_bytes = 0;       // blocks no path outside this snapshot links to: what deleting it frees
     friend bool operator==(const SnapshotUsage&, const SnapshotUsage&) = default;
 };
@@ -90,7 +105,8 @@ public:
     const std::filesystem::path& snapshots_dir() const { return snapshots_dir_; }
 
     // Copies `venv` into a new snapshot and records it. Throws std::system_error
-    // on I/O failure (ENOSPC when it will not fit), leaving no partial snapshot.
+    // on I/O failure (ENOSPC when it will not fit), Error(usage) when reflink
+    // is asked for where the filesystems cannot clone, leaving no partial snapshot.
     SnapshotInfo create(const std::filesystem::path& venv, const CreateRequest& request);
 
     // Complete snapshots, newest first.
@@ -100,13 +116,20 @@ public:
     // The recorded index; throws Error(rollback_failed) when it does not match snapshot.json.
     [[nodiscard]] TreeIndex index(const SnapshotInfo& info) const;
     // Differences between the snapshot's tree on disk and its recorded index:
-    // contents hashed for copies, the integrity record checked for hard links.
+    // contents hashed for copies, the integrity record checked for hard links
+    // and reflinks (a reflink whose record moved is hashed).
     [[nodiscard]] std::vector<std::string> verify(const std::string& id) const;
     // Hard links: hashes every file whose integrity record still holds exactly
     // and records the sha256s, so a later chmod/touch in the venv can be told
     // from a write. Slow (reads every byte); call it off the critical path.
     // Returns the number of files hashed; a copy snapshot returns 0.
     std::uint64_t seal(const std::string& id);
+    // Hard links: builds (or brings up to date) the snapshot's ready tree, so
+    // that a restore need not make 2,000 directories when every second counts.
+    // Minutes off the critical path (during the installs) suit it; never run it
+    // alongside a restore of the same snapshot. Returns the entries it changed;
+    // other strategies return 0. Throws Error(rollback_failed) for a damaged snapshot.
+    std::uint64_t prepare(const std::string& id) const;
 
     // Walks every snapshot (lstat only; nothing is read or followed). An absent store is empty.
     [[nodiscard]] StoreUsage usage() const;
@@ -118,10 +141,12 @@ public:
     // Call it under the venv lock: a create in progress looks incomplete.
     std::vector<std::string> cleanup_incomplete();
 
-    // Restores snapshot `id` into `venv`, exactly: verifies the snapshot while
-    // copying it beside the venv, swaps the copy into place, removes the old
-    // tree, re-indexes the venv. Every failure throws
-    // Error(ExitCode::rollback_failed) saying which path holds what.
+    // Restores snapshot `id` into `venv`, exactly: checks the snapshot while
+    // staging its tree (copies and clones beside the venv, hard links in the
+    // ready tree), swaps the staged tree and the venv in one rename, re-indexes
+    // the venv, then disposes of the old tree (hard links: it becomes the next
+    // ready tree). Every failure throws Error(ExitCode::rollback_failed) saying
+    // which path holds what.
     [[nodiscard]] RestoreResult restore(const std::string& id, const std::filesystem::path& venv) const;
 
 private:

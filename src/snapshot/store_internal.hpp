@@ -12,6 +12,7 @@ extern const char* const kInfoFile;   // "snapshot.json"
 extern const char* const kIndexFile;  // "index.json"
 extern const char* const kTreeDir;    // "tree"
 extern const char* const kHashesFile; // "hashes.json"
+extern const char* const kReadyDir;   // "ready"
 
 // Four random hex digits, for names that must not collide.
 std::string random_hex4();

@@ -11,6 +11,8 @@ namespace {
 
 using nlohmann::json;
 
+}  // namespace
+
 std::string to_hex(const std::string& bytes) {
     static constexpr char digits[] = "0123456789abcdef";
     std::string out;
@@ -32,6 +34,8 @@ std::string from_hex(const std::string& hex) {
     return out;
 }
 
+namespace {
+
 // File names are bytes, JSON strings are UTF-8: names that are not valid
 // UTF-8 are stored hex-encoded under "<key>_hex" instead of being lost.
 void put_bytes(json& j, const std::string& key, const std::string& bytes) {
@@ -50,6 +54,8 @@ std::string get_bytes(const json& j, const std::string& key) {
     return j.at(key).get<std::string>();
 }
 
+}  // namespace
+
 std::uint32_t parse_mode(const std::string& text) {
     std::size_t used = 0;
     unsigned long mode = std::stoul(text, &used, 8);
@@ -59,52 +65,14 @@ std::uint32_t parse_mode(const std::string& text) {
     return static_cast<std::uint32_t>(mode);
 }
 
+namespace {
+
 void require_format(const json& j) {
     const int format = j.at("format").get<int>();
     if (format != kFormat) {
         throw std::runtime_error("unsupported format " + std::to_string(format) + " (this stackup reads " +
                                  std::to_string(kFormat) + ")");
     }
-}
-
-json entry_to_json(const TreeEntry& e) {
-    json j = json::object();
-    put_bytes(j, "path", e.path);
-    j["type"] = to_string(e.type);
-    j["mode"] = format_mode(e.mode);
-    j["size"] = e.size;
-    j["mtime_ns"] = e.mtime_ns;
-    if (e.type == EntryType::symlink) {
-        put_bytes(j, "target", e.target);
-    }
-    if (!e.sha256.empty()) {
-        j["sha256"] = e.sha256;
-    }
-    if (e.inode != 0) {
-        j["ino"] = e.inode;
-        j["ctime_ns"] = e.ctime_ns;
-    }
-    return j;
-}
-
-TreeEntry entry_from_json(const json& j) {
-    TreeEntry e;
-    e.path = get_bytes(j, "path");
-    auto type = entry_type_from_string(j.at("type").get<std::string>());
-    if (!type) {
-        throw std::runtime_error("unknown entry type for " + e.path);
-    }
-    e.type = *type;
-    e.mode = parse_mode(j.at("mode").get<std::string>());
-    e.size = j.at("size").get<std::uint64_t>();
-    e.mtime_ns = j.at("mtime_ns").get<std::int64_t>();
-    if (e.type == EntryType::symlink) {
-        e.target = get_bytes(j, "target");
-    }
-    e.sha256 = j.value("sha256", std::string());
-    e.inode = j.value("ino", std::uint64_t{0});
-    e.ctime_ns = j.value("ctime_ns", std::int64_t{0});
-    return e;
 }
 
 // Runs `parse`, turning any failure into one error that names the file.
@@ -118,29 +86,6 @@ auto parsing(const std::filesystem::path& source, F&& parse) {
 }
 
 }  // namespace
-
-// One entry per line: compact, yet readable and diffable.
-std::string index_to_json(const TreeIndex& index) {
-    std::string out = "{\"format\": " + std::to_string(kFormat) + ", \"entries\": [";
-    const char* sep = "\n";
-    for (const auto& e : index.entries) {
-        out += sep + entry_to_json(e).dump();
-        sep = ",\n";
-    }
-    return out + "\n]}\n";
-}
-
-TreeIndex index_from_json(const std::string& text, const std::filesystem::path& source) {
-    return parsing(source, [&] {
-        const json doc = json::parse(text);
-        require_format(doc);
-        TreeIndex index;
-        for (const auto& j : doc.at("entries")) {
-            index.entries.push_back(entry_from_json(j));
-        }
-        return index;
-    });
-}
 
 std::string info_to_json(const SnapshotInfo& info) {
     json doc = json::object();

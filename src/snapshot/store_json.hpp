@@ -2,6 +2,7 @@
 // Internal to the snapshot store: index.json and snapshot.json (format 1),
 // text in and out. Parse failures throw std::runtime_error naming `source`.
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -13,6 +14,14 @@ namespace stackup::snapshot::json_format {
 
 inline constexpr int kFormat = 1;
 
+// Bytes as lowercase hex and back: names that are not UTF-8 are stored so ("path_hex").
+[[nodiscard]] std::string to_hex(const std::string& bytes);
+[[nodiscard]] std::string from_hex(const std::string& hex);
+// "0755" -> 0755; throws std::runtime_error for anything else.
+[[nodiscard]] std::uint32_t parse_mode(const std::string& text);
+
+// index.json (index_json.cpp): one entry per line, written and read without a
+// DOM, as a venv's index has 20,000-60,000 entries and a restore reads it first.
 [[nodiscard]] std::string index_to_json(const TreeIndex& index);
 [[nodiscard]] TreeIndex index_from_json(const std::string& text, const std::filesystem::path& source);
 

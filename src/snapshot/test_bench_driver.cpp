@@ -1,5 +1,8 @@
 // The driver of tests/bench/snapshot_bench.py: skipped unless run by name
-// with --no-skip, as no CMake target may be added for it.
+// with --no-skip, as no CMake target may be added for it. It takes one
+// snapshot of $STACKUP_BENCH_TREE, then $STACKUP_BENCH_RESTORES times damages
+// the tree as a failed upgrade would and restores it, and prints the times.
+// The snapshot stays: the bench removes the state dir when it is done timing.
 
 #include <doctest/doctest.h>
 
@@ -7,10 +10,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "snapshot/store.hpp"
+#include "snapshot/test_fake_venv.hpp"
 
+namespace fs = std::filesystem;
 using namespace stackup::snapshot;
+using namespace stackup::snapshot::testing;
 
 namespace {
 
@@ -23,6 +30,38 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// What uv does to a venv it upgrades: every 50th file replaced by a new inode
+// (unlink and create) and a new package dir. Returns the files touched.
+int damage(const fs::path& tree, int round) {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::recursive_directory_iterator(tree)) {
+        if (e.is_regular_file() && !e.is_symlink()) {
+            files.push_back(e.path());
+        }
+    }
+    int touched = 0;
+    for (std::size_t i = static_cast<std::size_t>(round); i < files.size(); i += 50) {
+        fs::remove(files[i]);
+        write_bytes(files[i], "replaced by the upgrade " + std::to_string(round) + "\n");
+        ++touched;
+    }
+    for (int i = 0; i < 50; ++i) {
+        write_bytes(tree / kSitePackages / "zz_new_package" / ("m" + std::to_string(i) + ".py"), "x = 1\n");
+        ++touched;
+    }
+    return touched;
+}
+
+std::string phases_of(const RestoreResult& r) {
+    std::string out;
+    for (const auto& p : r.phases) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%s%s:%.4f", out.empty() ? "" : ",", p.name.c_str(), p.seconds);
+        out += buf;
+    }
+    return out;
+}
+
 }  // namespace
 
 TEST_SUITE("snapshot") {
@@ -30,9 +69,10 @@ TEST_SUITE("snapshot") {
         const std::string tree = env_or_empty("STACKUP_BENCH_TREE");
         const std::string state = env_or_empty("STACKUP_BENCH_STATE");
         const auto strategy = strategy_from_string(env_or_empty("STACKUP_BENCH_STRATEGY"));
+        const int restores = std::atoi(env_or_empty("STACKUP_BENCH_RESTORES").c_str());
         REQUIRE_MESSAGE(!tree.empty(), "set STACKUP_BENCH_TREE");
         REQUIRE_MESSAGE(!state.empty(), "set STACKUP_BENCH_STATE");
-        REQUIRE_MESSAGE(strategy.has_value(), "set STACKUP_BENCH_STRATEGY to copy, hardlink or automatic");
+        REQUIRE_MESSAGE(strategy.has_value(), "set STACKUP_BENCH_STRATEGY to copy, hardlink, reflink or automatic");
 
         Store store(state);
         CreateRequest request;
@@ -41,14 +81,20 @@ TEST_SUITE("snapshot") {
         const auto t0 = std::chrono::steady_clock::now();
         const SnapshotInfo info = store.create(tree, request);
         const double create_s = seconds_since(t0);
-        const auto t1 = std::chrono::steady_clock::now();
-        const RestoreResult restored = store.restore(info.id, tree);
-        const double restore_s = seconds_since(t1);
-        CHECK(restored.tree_digest.size() == 64);
-        CHECK(restored.warnings.empty());
-        std::printf("bench strategy=%s entries=%llu file_bytes=%llu create_s=%.4f restore_s=%.4f\n",
+        std::string restore_s;
+        std::string phases;
+        for (int i = 0; i < std::max(restores, 1); ++i) {
+            REQUIRE(damage(tree, i) > 0);
+            const auto t1 = std::chrono::steady_clock::now();
+            const RestoreResult restored = store.restore(info.id, tree);
+            const double seconds = seconds_since(t1);
+            CHECK(restored.tree_digest == info.tree_digest);
+            CHECK(restored.warnings.empty());
+            restore_s += (i == 0 ? "" : ",") + std::to_string(seconds);
+            phases += (i == 0 ? "" : ";") + phases_of(restored);
+        }
+        std::printf("bench strategy=%s entries=%llu file_bytes=%llu create_s=%.4f restore_s=%s phases=%s\n",
                     to_string(info.strategy).c_str(), static_cast<unsigned long long>(info.entries),
-                    static_cast<unsigned long long>(info.file_bytes), create_s, restore_s);
-        CHECK(store.remove(info.id));
+                    static_cast<unsigned long long>(info.file_bytes), create_s, restore_s.c_str(), phases.c_str());
     }
 }

@@ -9,6 +9,7 @@
 #include "base/error.hpp"
 #include "base/fs.hpp"
 #include "snapshot/link.hpp"
+#include "snapshot/reflink.hpp"
 #include "snapshot/store.hpp"
 #include "snapshot/test_fake_venv.hpp"
 #include "temp_dir.hpp"
@@ -162,17 +163,26 @@ TEST_SUITE("snapshot") {
         CHECK(error_of([&] { (void)f.store.restore(info.id, f.venv); }).code() == ExitCode::rollback_failed);
     }
 
-    TEST_CASE("automatic picks hardlink on the venv's filesystem and says so") {
+    TEST_CASE("automatic picks hardlink on the venv's filesystem without reflinks and says why") {
         LinkFixture f;
+        if (probe_reflink(f.venv, f.dir.path()).supported) {
+            MESSAGE("skipped: " << f.dir.path().string()
+                                << " has reflinks, so automatic picks them (test_reflink.cpp)");
+            return;
+        }
         const SnapshotInfo info = f.snap(Strategy::automatic);
         CHECK(info.strategy == Strategy::hardlink);
-        CHECK(info.strategy_reason.find("automatic: hardlink") != std::string::npos);
+        CHECK(info.strategy_reason.find("automatic: hardlink, no reflinks (cloning ") != std::string::npos);
+        CHECK(info.strategy_reason.find(filesystem_name(f.venv)) != std::string::npos);
+        CHECK(info.strategy_reason.find("st_dev") != std::string::npos);
         CHECK(f.store.find(info.id) == info);
         CHECK(f.snap().strategy_reason == "asked for hardlink");
         CHECK(f.snap(Strategy::copy).strategy == Strategy::copy);
         CHECK(strategy_from_string("hardlink") == Strategy::hardlink);
         CHECK(strategy_from_string("automatic") == Strategy::automatic);
-        CHECK_FALSE(strategy_from_string("reflink"));
+        CHECK(strategy_from_string("reflink") == Strategy::reflink);
+        CHECK(to_string(Strategy::reflink) == "reflink");
+        CHECK_FALSE(strategy_from_string("ficlone"));
     }
 
     TEST_CASE("usage counts shared blocks once: a hard-link snapshot costs what the venv no longer links") {

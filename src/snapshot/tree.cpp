@@ -1,6 +1,7 @@
 #include "snapshot/tree.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 
@@ -70,42 +72,47 @@ std::string child_path(const std::string& rel, const std::string& name) {
     return rel == "." ? name : rel + "/" + name;
 }
 
-// Sorted names of a directory's entries, without "." and "..".
-std::vector<std::string> list_dir(const std::filesystem::path& dir) {
-    std::unique_ptr<DIR, DirCloser> d(::opendir(dir.c_str()));  // glibc opens it O_CLOEXEC
-    if (!d) {
+// Names of the entries of the directory open as `dirfd` (without "." and ".."); `dir` names it in errors.
+std::vector<std::string> list_dir(int dirfd, const std::filesystem::path& dir) {
+    const int own = ::fcntl(dirfd, F_DUPFD_CLOEXEC, 0);  // fdopendir takes the fd it is given
+    if (own < 0) {
         throw base::errno_error(errno, "cannot list " + dir.string());
+    }
+    std::unique_ptr<DIR, DirCloser> d(::fdopendir(own));
+    if (!d) {
+        const int err = errno;
+        ::close(own);
+        throw base::errno_error(err, "cannot list " + dir.string());
     }
     std::vector<std::string> names;
     errno = 0;
     while (dirent* ent = ::readdir(d.get())) {
-        std::string name = ent->d_name;
-        if (name != "." && name != "..") {
-            names.push_back(std::move(name));
+        const char* name = ent->d_name;
+        if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0) {
+            names.emplace_back(name);
         }
         errno = 0;
     }
     if (errno != 0) {
         throw base::errno_error(errno, "cannot list " + dir.string());
     }
-    std::sort(names.begin(), names.end());
     return names;
 }
 
+std::int64_t to_ns(const struct timespec& ts) {
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Walks one tree relative to open directory fds (fstatat, openat), so that no
+// path is resolved from the root again: 20,000 lookups of 8 components saved.
 class Walker {
 public:
     Walker(std::filesystem::path root, Contents contents) : root_(std::move(root)), contents_(contents) {}
 
-    void visit(const std::string& rel) {
-        const auto full = rel == "." ? root_ : root_ / rel;
-        TreeEntry entry = stat_entry(full, rel);
-        const bool is_dir = entry.type == EntryType::dir;
-        out_.entries.push_back(std::move(entry));
-        if (is_dir) {
-            for (const auto& name : list_dir(full)) {
-                visit(child_path(rel, name));
-            }
-        }
+    void walk(const struct stat& root_stat) {
+        out_.entries.push_back(entry_of(".", root_stat));
+        base::UniqueFd fd = base::open_file(root_, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        visit_dir(fd.get(), ".");
     }
 
     TreeIndex take() {
@@ -115,30 +122,49 @@ public:
     }
 
 private:
-    TreeEntry stat_entry(const std::filesystem::path& full, const std::string& rel) const {
-        struct stat st {};
-        if (::lstat(full.c_str(), &st) != 0) {
-            throw base::errno_error(errno, "cannot stat " + full.string());
+    std::filesystem::path full(const std::string& rel) const { return rel == "." ? root_ : root_ / rel; }
+
+    void visit_dir(int dirfd, const std::string& rel) {
+        for (const auto& name : list_dir(dirfd, full(rel))) {
+            const std::string child = child_path(rel, name);
+            struct stat st {};
+            if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+                throw base::errno_error(errno, "cannot stat " + full(child).string());
+            }
+            out_.entries.push_back(entry_of(child, st));
+            if (S_ISDIR(st.st_mode)) {
+                base::UniqueFd fd(::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+                if (!fd) {
+                    throw base::errno_error(errno, "cannot list " + full(child).string());
+                }
+                visit_dir(fd.get(), child);
+            }
         }
+    }
+
+    TreeEntry entry_of(const std::string& rel, const struct stat& st) const {
         TreeEntry e;
         e.path = rel;
         e.mode = st.st_mode & 07777;
-        e.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+        e.mtime_ns = to_ns(st.st_mtim);
         if (S_ISREG(st.st_mode)) {
             e.type = EntryType::file;
             e.size = static_cast<std::uint64_t>(st.st_size);
             if (contents_ == Contents::hash) {
-                e.sha256 = base::sha256_file(full);
+                e.sha256 = base::sha256_file(full(rel));
+            } else if (contents_ == Contents::records) {
+                e.inode = static_cast<std::uint64_t>(st.st_ino);
+                e.ctime_ns = to_ns(st.st_ctim);
             }
         } else if (S_ISDIR(st.st_mode)) {
             e.type = EntryType::dir;
         } else if (S_ISLNK(st.st_mode)) {
             e.type = EntryType::symlink;
-            e.target = base::read_symlink(full, static_cast<std::size_t>(st.st_size));
+            e.target = base::read_symlink(full(rel), static_cast<std::size_t>(st.st_size));
             e.size = e.target.size();
         } else {
             throw std::runtime_error("unsupported file type (not a file, directory or symlink): " +
-                                     full.string());
+                                     full(rel).string());
         }
         return e;
     }
@@ -159,7 +185,7 @@ TreeIndex index_tree(const std::filesystem::path& root, Contents contents) {
         throw std::runtime_error("not a directory (symlinks are not followed): " + root.string());
     }
     Walker walker(root, contents);
-    walker.visit(".");
+    walker.walk(st);
     return walker.take();
 }
 

@@ -42,8 +42,9 @@ struct TreeIndex {
     [[nodiscard]] std::uint64_t file_bytes() const;  // sum of regular file sizes
 };
 
-// Whether index_tree reads file contents to hash them.
-enum class Contents { hash, metadata_only };
+// What index_tree records of each file beyond its metadata: its sha256 (read
+// every byte), nothing, or its inode and ctime (the integrity record, at lstat cost).
+enum class Contents { hash, metadata_only, records };
 
 // Walks `root` (a directory, not a symlink) without following symlinks.
 // Types other than file, dir and symlink throw std::runtime_error naming the path.

@@ -48,7 +48,8 @@ SnapshotUsage usage_of(const SnapshotInfo& info) {
     for (const auto& [key, inode] : inodes_under(info.dir)) {
         const auto& st = inode.st;
         if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
-            usage.apparent_bytes += static_cast<std::uint64_t>(st.st_size) * inode.links_seen;
+            // Once: the ready tree links the flat tree's inodes again.
+            usage.apparent_bytes += static_cast<std::uint64_t>(st.st_size);
         }
         // A directory is never hard-linked; any other inode is ours alone when all its links are here.
         if (S_ISDIR(st.st_mode) || inode.links_seen >= static_cast<std::uint64_t>(st.st_nlink)) {

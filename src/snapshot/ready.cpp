@@ -1,0 +1,290 @@
+#include "snapshot/ready.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <optional>
+#include <set>
+
+#include "base/fs.hpp"
+#include "snapshot/copy.hpp"
+#include "snapshot/integrity.hpp"
+#include "snapshot/parallel.hpp"
+
+namespace stackup::snapshot {
+
+namespace {
+
+struct timespec from_ns(std::int64_t ns) {
+    return {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+}
+
+std::string parent_of(const std::string& rel) {
+    const auto slash = rel.rfind('/');
+    return slash == std::string::npos ? "." : rel.substr(0, slash);
+}
+
+void set_mtime(const std::filesystem::path& path, std::int64_t mtime_ns) {
+    const struct timespec times[2] = {{0, UTIME_OMIT}, from_ns(mtime_ns)};
+    if (::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0) {
+        throw base::errno_error(errno, "cannot set times of " + path.string());
+    }
+}
+
+void set_mode(const std::filesystem::path& path, std::uint32_t mode) {
+    if (::chmod(path.c_str(), mode) != 0) {
+        throw base::errno_error(errno, "cannot chmod " + path.string());
+    }
+}
+
+// What `target` holds now; a target that is no readable tree is removed and reads as absent.
+TreeIndex walk_target(const std::filesystem::path& target) {
+    if (!lstat_record(target)) {
+        return {};
+    }
+    try {
+        return index_tree(target, Contents::records);
+    } catch (const std::exception&) {
+        remove_tree(target);
+        return {};
+    }
+}
+
+// Two passes: plan() merges the index with the walk of the target (both in
+// path order) and judges every file it would keep or link, touching nothing;
+// apply() then removes, creates and sets metadata, directories last and
+// children first, as a directory's mtime moves with each change inside it.
+class Converger {
+public:
+    Converger(const TreeIndex& expected, std::filesystem::path flat, std::filesystem::path target,
+              const FileHashes& hashes)
+        : want_(expected.entries), flat_(std::move(flat)), target_(std::move(target)), hashes_(hashes),
+          now_(want_.size()), created_(want_.size(), false) {}
+
+    Convergence run() {
+        flat_fd_ = base::open_file(flat_, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        const TreeIndex actual = walk_target(target_);
+        plan(actual.entries);
+        if (!damage_.empty()) {
+            return {std::move(damage_), 0};
+        }
+        apply();
+        return {{}, changes_};
+    }
+
+private:
+    std::filesystem::path full(const std::string& rel) const { return rel == "." ? target_ : target_ / rel; }
+
+    void plan(const std::vector<TreeEntry>& have) {
+        std::size_t i = 0;
+        std::size_t j = 0;
+        while (i < want_.size() || j < have.size()) {
+            if (j < have.size() && under_removed(have[j].path)) {
+                ++j;
+            } else if (j == have.size() || (i < want_.size() && path_less(want_[i].path, have[j].path))) {
+                plan_create(i++);
+            } else if (i == want_.size() || path_less(have[j].path, want_[i].path)) {
+                plan_remove(have[j++]);
+            } else {
+                plan_compare(i++, have[j++]);
+            }
+        }
+    }
+
+    // Path order is byte order ("a-b" sorts between "a" and "a/b"), so a removed
+    // directory's contents need not follow it: each path's ancestors are looked up.
+    bool under_removed(const std::string& path) const {
+        if (removed_dirs_.empty()) {
+            return false;
+        }
+        for (std::string p = path; p != ".";) {
+            p = parent_of(p);
+            if (removed_dirs_.count(p) != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    void plan_create(std::size_t i) {
+        const TreeEntry& e = want_[i];
+        creates_.push_back(i);
+        created_[i] = true;
+        if (e.path != ".") {
+            touched_.insert(parent_of(e.path));
+        }
+        if (e.type == EntryType::file) {
+            judge_flat(i);
+        }
+    }
+
+    void plan_remove(const TreeEntry& have) {
+        removals_.push_back(have.path);
+        touched_.insert(parent_of(have.path));
+        if (have.type == EntryType::dir) {
+            removed_dirs_.insert(have.path);
+        }
+    }
+
+    void plan_compare(std::size_t i, const TreeEntry& have) {
+        const TreeEntry& e = want_[i];
+        const bool replace = e.type != have.type || (e.type == EntryType::symlink && e.target != have.target) ||
+                             (e.type == EntryType::file && e.inode != have.inode);
+        if (replace) {
+            plan_remove(have);
+            plan_create(i);
+            return;
+        }
+        // The path is only built when the record moved: most files cost no allocation here.
+        if (e.type == EntryType::file && !record_intact(e, have)) {
+            if (auto problem = judge_file(e, have, full(have.path), hash_of(hashes_, e.path))) {
+                damage_.push_back(std::move(*problem));
+            }
+        }
+        now_[i] = have;
+    }
+
+    // A file to link comes from the flat tree: its inode must pass its record.
+    void judge_flat(std::size_t i) {
+        const TreeEntry& e = want_[i];
+        const std::string name = std::to_string(i);
+        const auto from = linked_file(flat_, i);  // for messages and hashing only
+        std::optional<TreeEntry> seen = lstat_record_at(flat_fd_.get(), name.c_str(), from);
+        if (!seen) {
+            damage_.push_back("missing: " + e.path);
+        } else if (seen->type != EntryType::file) {
+            damage_.push_back("type differs: " + e.path + ": file -> not a file");
+        } else if (auto problem = judge_file(e, *seen, from, hash_of(hashes_, e.path))) {
+            damage_.push_back(std::move(*problem));
+        } else {
+            now_[i] = std::move(seen);
+        }
+    }
+
+    void apply() {
+        for (const auto& rel : removals_) {
+            open_up(parent_of(rel));
+            remove_tree(full(rel));
+        }
+        std::vector<std::size_t> files;
+        for (std::size_t i : creates_) {
+            if (want_[i].path != ".") {
+                open_up(parent_of(want_[i].path));
+            }
+            if (want_[i].type == EntryType::file) {
+                files.push_back(i);
+            } else {
+                create(want_[i]);
+            }
+        }
+        // Their directories exist now: the links are made two at a time.
+        struct NoState {};
+        detail::for_each_parallel<NoState>(files, [&](std::size_t i, NoState&) { link_from_flat(i); });
+        changes_ += removals_.size() + creates_.size();
+        for (std::size_t i = 0; i < want_.size(); ++i) {
+            if (want_[i].type != EntryType::dir) {
+                settle_entry(i);
+            }
+        }
+        for (std::size_t i = want_.size(); i-- > 0;) {
+            if (want_[i].type == EntryType::dir) {
+                settle_dir(i);
+            }
+        }
+    }
+
+    // Directories and symlinks.
+    void create(const TreeEntry& e) const {
+        const auto to = full(e.path);
+        if (e.type == EntryType::dir) {
+            // Owner-writable until settle_dir, whatever its final mode.
+            if (::mkdir(to.c_str(), 0700) != 0) {
+                throw base::errno_error(errno, "cannot create directory " + to.string());
+            }
+        } else if (::symlink(e.target.c_str(), to.c_str()) != 0) {
+            throw base::errno_error(errno, "cannot create symlink " + to.string());
+        }
+    }
+
+    void link_from_flat(std::size_t i) const {
+        const std::string name = std::to_string(i);
+        const auto to = full(want_[i].path);
+        if (::linkat(flat_fd_.get(), name.c_str(), AT_FDCWD, to.c_str(), 0) != 0) {
+            throw base::errno_error(errno, "cannot hard-link " + linked_file(flat_, i).string() + " to " + to.string());
+        }
+    }
+
+    // Makes an existing directory writable before entries change in it; settle_dir sets its mode back.
+    void open_up(const std::string& dir) {
+        const TreeEntry* e = find_wanted(dir);
+        if (e == nullptr) {
+            return;
+        }
+        const auto i = static_cast<std::size_t>(e - want_.data());
+        if (created_[i] || !now_[i] || (now_[i]->mode & 0700) == 0700) {
+            return;
+        }
+        set_mode(full(dir), now_[i]->mode | 0700);
+        now_[i]->mode |= 0700;
+    }
+
+    const TreeEntry* find_wanted(const std::string& path) const {
+        auto it = std::lower_bound(want_.begin(), want_.end(), path,
+                                   [](const TreeEntry& e, const std::string& p) { return path_less(e.path, p); });
+        return (it != want_.end() && it->path == path) ? &*it : nullptr;
+    }
+
+    // Files take their recorded mode and mtime (a chmod or touch through the venv
+    // reaches the shared inode); symlinks their mtime, which creating them set to now.
+    void settle_entry(std::size_t i) {
+        const TreeEntry& e = want_[i];
+        const auto path = full(e.path);
+        if (e.type == EntryType::file && now_[i]->mode != e.mode) {
+            set_mode(path, e.mode);
+            ++changes_;
+        }
+        const bool new_symlink = created_[i] && e.type == EntryType::symlink;
+        if (new_symlink || now_[i]->mtime_ns != e.mtime_ns) {
+            set_mtime(path, e.mtime_ns);
+            ++changes_;
+        }
+    }
+
+    void settle_dir(std::size_t i) {
+        const TreeEntry& e = want_[i];
+        const bool moved = created_[i] || touched_.count(e.path) != 0;
+        if (moved || now_[i]->mode != e.mode) {
+            set_mode(full(e.path), e.mode);
+        }
+        if (moved || now_[i]->mtime_ns != e.mtime_ns) {
+            set_mtime(full(e.path), e.mtime_ns);
+            ++changes_;
+        }
+    }
+
+    const std::vector<TreeEntry>& want_;
+    std::filesystem::path flat_;
+    std::filesystem::path target_;
+    base::UniqueFd flat_fd_;
+    const FileHashes& hashes_;
+    std::vector<std::optional<TreeEntry>> now_;  // by position in want_: what is there (kept or linked)
+    std::vector<bool> created_;
+    std::vector<std::size_t> creates_;           // positions in want_, parents first
+    std::vector<std::string> removals_;          // paths in the target, outermost only
+    std::set<std::string> removed_dirs_;
+    std::set<std::string> touched_;              // directories whose entries change
+    std::vector<std::string> damage_;
+    std::uint64_t changes_ = 0;
+};
+
+}  // namespace
+
+Convergence converge_links(const TreeIndex& expected, const std::filesystem::path& flat,
+                           const std::filesystem::path& target, const FileHashes& hashes) {
+    return Converger(expected, flat, target, hashes).run();
+}
+
+}  // namespace stackup::snapshot
