@@ -19,6 +19,7 @@
 #include <doctest/doctest.h>
 
 #include "base/error.hpp"
+#include "base/fs.hpp"
 
 namespace stackup::snapshot::testing {
 
@@ -71,6 +72,19 @@ inline std::string binary_blob(std::size_t size, unsigned seed) {
 }
 
 inline const char* const kSitePackages = "lib/python3.12/site-packages";
+inline const std::string kVersionPy = std::string(kSitePackages) + "/torch/version.py";
+
+inline ino_t inode_of(const std::filesystem::path& path) {
+    struct stat st {};
+    REQUIRE(::lstat(path.c_str(), &st) == 0);
+    return st.st_ino;
+}
+
+// What uv never does but other tools might: the same inode, new bytes.
+inline void rewrite_in_place(const std::filesystem::path& path, const std::string& content) {
+    stackup::base::UniqueFd fd = stackup::base::open_file(path, O_WRONLY | O_TRUNC);
+    REQUIRE(::write(fd.get(), content.data(), content.size()) == static_cast<ssize_t>(content.size()));
+}
 inline const std::int64_t kBaseMtime = 1'764'691'501'123'456'789;  // 2025-12-02, odd nanoseconds
 
 // Gives every entry below (and including) `root` a distinct fixed mtime,

@@ -34,11 +34,6 @@ struct LinkFixture {
     std::string digest() const { return tree_digest(index_tree(venv, Contents::hash)); }
 };
 
-ino_t inode_of(const fs::path& path) {
-    struct stat st {};
-    REQUIRE(::lstat(path.c_str(), &st) == 0);
-    return st.st_ino;
-}
 
 // What uv does: a new inode at the same path.
 void replace_file(const fs::path& path, const std::string& content) {
@@ -46,13 +41,7 @@ void replace_file(const fs::path& path, const std::string& content) {
     write_bytes(path, content);
 }
 
-// What uv never does but other tools might: the same inode, new bytes.
-void rewrite_in_place(const fs::path& path, const std::string& content) {
-    stackup::base::UniqueFd fd = stackup::base::open_file(path, O_WRONLY | O_TRUNC);
-    REQUIRE(::write(fd.get(), content.data(), content.size()) == static_cast<ssize_t>(content.size()));
-}
 
-const std::string kVersionPy = std::string(kSitePackages) + "/torch/version.py";
 
 }  // namespace
 

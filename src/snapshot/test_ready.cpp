@@ -44,11 +44,6 @@ struct ReadyFixture {
     }
 };
 
-ino_t inode_of(const fs::path& path) {
-    struct stat st {};
-    REQUIRE(::lstat(path.c_str(), &st) == 0);
-    return st.st_ino;
-}
 
 const std::string kInit = std::string(kSitePackages) + "/torch/__init__.py";
 

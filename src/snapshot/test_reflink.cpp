@@ -55,18 +55,8 @@ std::string skip_reason() {
            " to a directory on btrfs or XFS (reflink=1) to run it";
 }
 
-ino_t inode_of(const fs::path& path) {
-    struct stat st {};
-    REQUIRE(::lstat(path.c_str(), &st) == 0);
-    return st.st_ino;
-}
 
-void rewrite_in_place(const fs::path& path, const std::string& content) {
-    stackup::base::UniqueFd fd = stackup::base::open_file(path, O_WRONLY | O_TRUNC);
-    REQUIRE(::write(fd.get(), content.data(), content.size()) == static_cast<ssize_t>(content.size()));
-}
 
-const std::string kVersionPy = std::string(kSitePackages) + "/torch/version.py";
 
 }  // namespace
 
