@@ -26,7 +26,7 @@ BELOW = {
     "venv": {"pep", "base"},
     "index": {"venv", "pep", "base"},
     "verify": {"venv", "manifest", "pep", "base"},
-    "installer": {"manifest", "venv", "pep", "base"},
+    "installer": {"index", "manifest", "venv", "pep", "base"},
     "snapshot": {"base"},
     "plan": {"index", "verify", "installer", "venv", "manifest", "pep", "base"},
     "txn": {"plan", "installer", "verify", "snapshot", "index", "venv", "manifest", "pep", "base"},

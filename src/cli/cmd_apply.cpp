@@ -9,6 +9,7 @@
 #include "cli/common.hpp"
 #include "cli/render.hpp"
 #include "installer/command.hpp"
+#include "txn/journal.hpp"
 
 namespace stackup::cli {
 namespace {
@@ -80,16 +81,6 @@ private:
     StatusLine status_;
 };
 
-// The exact command that undoes this run, state dir included when one was given.
-std::string rollback_command(const txn::Options& o, const CommonOptions& common, const std::string& id) {
-    std::vector<std::string> argv{"stackup", "rollback", "--venv", o.venv.string()};
-    if (!common.state_dir.empty()) {
-        argv.insert(argv.end(), {"--state-dir", std::filesystem::absolute(common.state_dir).string()});
-    }
-    argv.insert(argv.end(), {"--to", id});
-    return installer::render_argv(argv);
-}
-
 // At most a screenful: the changed packages (the first few when there are many).
 void print_changes(std::ostream& out, const txn::ApplyReport& r, const Paint& paint) {
     constexpr std::size_t kShown = 12;
@@ -130,7 +121,7 @@ int print_outcome(const txn::ApplyReport& r, const txn::Options& o, const Common
             out << paint("warning", Color::yellow) << ": that snapshot was changed in place during the run ("
                 << r.snapshot_damage.front() << "): it cannot restore; take a fresh one\n";
         }
-        out << "to undo: " << rollback_command(o, common, r.snapshot_id) << "\n";
+        out << "to undo: " << txn::command_for("rollback", o.venv, o.state_dir, {"--to", r.snapshot_id}) << "\n";
         return 0;
     }
     std::cerr << "stackup: " << paint("FAILED", Color::red) << ": " << r.failure << "\n";

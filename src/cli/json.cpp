@@ -2,6 +2,7 @@
 
 #include "base/lock.hpp"
 #include "cli/render.hpp"
+#include "index/url.hpp"
 #include "installer/command.hpp"
 
 namespace stackup::cli {
@@ -9,11 +10,6 @@ namespace {
 
 Json or_null(const std::string& text) {
     return text.empty() ? Json(nullptr) : Json(text);
-}
-
-std::string sha256_of(const index::IndexFile& file) {
-    auto it = file.hashes.find("sha256");
-    return it == file.hashes.end() ? "" : it->second;
 }
 
 // One requested package as the plan chose it: before is what is installed now, after the planned version.
@@ -27,9 +23,8 @@ Json planned_package_json(const plan::PlannedPackage& p) {
     if (p.choice) {
         j["local"] = or_null(p.choice->wheel.version.local());
         j["file"] = p.choice->file.filename;
-        auto credentials = installer::split_credentials(p.choice->file.url);
-        j["url"] = credentials ? credentials->url : p.choice->file.url;
-        j["sha256"] = or_null(sha256_of(p.choice->file));
+        j["url"] = index::strip_credentials(p.choice->file.url);
+        j["sha256"] = or_null(p.choice->file.sha256());
     }
     if (!p.problem.empty()) {
         j["problem"] = p.problem;

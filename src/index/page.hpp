@@ -18,6 +18,11 @@ struct IndexFile {
     bool yanked = false;
     std::string yanked_reason;                   // "" when yanked without a reason
     std::optional<std::string> metadata;         // PEP 658/714: "true" or "sha256=<hex>"
+    // The sha256 the index gave, "" when none.
+    std::string sha256() const {
+        auto it = hashes.find("sha256");
+        return it == hashes.end() ? "" : it->second;
+    }
     friend bool operator==(const IndexFile&, const IndexFile&) = default;
 };
 

@@ -81,8 +81,8 @@ std::vector<std::string> duplicate_warnings(const std::vector<Wheel>& wheels, co
     std::set<std::string> hashes;
     for (const auto& w : wheels) {
         if (w.file->filename == chosen.file->filename) {
-            auto h = w.file->hashes.find("sha256");
-            hashes.insert(h == w.file->hashes.end() ? "(no sha256)" : h->second);
+            std::string sha256 = w.file->sha256();
+            hashes.insert(sha256.empty() ? "(no sha256)" : sha256);
         }
     }
     if (hashes.size() < 2) {

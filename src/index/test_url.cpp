@@ -8,6 +8,7 @@
 
 #include "index/url.hpp"
 
+using stackup::index::credentials_of;
 using stackup::index::path_basename;
 using stackup::index::percent_decode;
 using stackup::index::redacted;
@@ -95,5 +96,19 @@ TEST_SUITE("index") {
         CHECK(strip_credentials("https://idx.example/simple/") == "https://idx.example/simple/");
         CHECK(redacted("not a url") == "not a url");
         CHECK(redacted("https://a:b@c@host/p") == "https://***@host/p");
+    }
+
+    TEST_CASE("credentials in an index URL: split and percent-decoded; none without userinfo") {
+        auto c = credentials_of("https://alice:pa%3Ass%40w0rd@host.example/simple/");
+        REQUIRE(c);
+        CHECK(c->url == "https://host.example/simple/");
+        CHECK(c->username == "alice");
+        CHECK(c->password == "pa:ss@w0rd");
+        auto token = credentials_of("https://__token__@host/x");
+        REQUIRE(token);
+        CHECK(token->username == "__token__");
+        CHECK(token->password.empty());
+        CHECK_FALSE(credentials_of("https://host/simple/"));
+        CHECK_FALSE(credentials_of("https://host/path@with-at/"));
     }
 }

@@ -236,6 +236,17 @@ std::string strip_credentials(std::string_view url) {
     return std::string(url.substr(0, span->first)) + std::string(url.substr(span->second));
 }
 
+std::optional<Credentials> credentials_of(std::string_view url) {
+    auto span = userinfo_span(url);
+    if (!span) {
+        return std::nullopt;
+    }
+    std::string_view userinfo = url.substr(span->first, span->second - 1 - span->first);
+    auto colon = userinfo.find(':');
+    return Credentials{strip_credentials(url), percent_decode(userinfo.substr(0, colon)),
+                       colon == std::string_view::npos ? "" : percent_decode(userinfo.substr(colon + 1))};
+}
+
 std::string redacted(std::string_view url) {
     auto span = userinfo_span(url);
     if (!span) {

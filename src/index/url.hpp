@@ -25,6 +25,14 @@ std::string path_basename(std::string_view url);
 
 // "https://user:pass@host/x" -> "https://host/x"; other URLs unchanged.
 std::string strip_credentials(std::string_view url);
+// "https://user:p%40ss@host/x" -> {"https://host/x", "user", "p@ss"} (percent-decoded);
+// nullopt for a URL without userinfo.
+struct Credentials {
+    std::string url;        // without the userinfo
+    std::string username;
+    std::string password;   // "" when the userinfo has no ':'
+};
+std::optional<Credentials> credentials_of(std::string_view url);
 // "https://user:pass@host/x" -> "https://***@host/x", for every log line and file.
 std::string redacted(std::string_view url);
 // ASCII-only lower case, for schemes, hash names and content types.

@@ -2,34 +2,13 @@
 
 #include <regex>
 
+#include "index/url.hpp"
 #include "venv/probe.hpp"
 
 namespace stackup::installer {
 namespace {
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    c = static_cast<char>(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-// The userinfo of a URL is percent-encoded; uv wants the plain text in its environment.
-std::string percent_decoded(const std::string& text) {
-    std::string out;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '%' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 && hex_value(text[i + 2]) >= 0) {
-            out.push_back(static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2])));
-            i += 2;
-        } else {
-            out.push_back(text[i]);
-        }
-    }
-    return out;
-}
 
 // "pytorch" -> "PYTORCH", "sg-lang.x" -> "SG_LANG_X": how uv names a named index's variables.
 std::string env_key(const std::string& index_name) {
@@ -54,26 +33,11 @@ bool secret_name(const std::string& key) {
 // them, so that uv takes them from UV_INDEX_<NAME>_USERNAME/_PASSWORD, not from argv.
 std::string index_argument(const manifest::Manifest& m, const std::string& name) {
     const std::string& url = m.indexes.at(name);
-    auto credentials = split_credentials(url);
+    auto credentials = index::credentials_of(url);
     return credentials ? name + "=" + credentials->url : url;
 }
 
 }  // namespace
-
-std::optional<Credentials> split_credentials(const std::string& url) {
-    static const std::regex with_userinfo("^([A-Za-z][A-Za-z0-9+.-]*://)([^/@\\s]+)@(.*)$");
-    std::smatch match;
-    if (!std::regex_match(url, match, with_userinfo)) {
-        return std::nullopt;
-    }
-    std::string userinfo = match[2].str();
-    auto colon = userinfo.find(':');
-    Credentials c;
-    c.url = match[1].str() + match[3].str();
-    c.username = percent_decoded(userinfo.substr(0, colon));
-    c.password = colon == std::string::npos ? "" : percent_decoded(userinfo.substr(colon + 1));
-    return c;
-}
 
 base::Environment masked(const base::Environment& env) {
     base::Environment out;
@@ -143,7 +107,7 @@ Invocation step_invocation(const manifest::Manifest& m, const manifest::Step& st
     // Credentials reach uv here, never on its command line (which `ps` shows to everyone),
     // and only uv: the python that verifies and runs the checks never sees them.
     for (const auto& [name, url] : m.indexes) {
-        if (auto credentials = split_credentials(url)) {
+        if (auto credentials = index::credentials_of(url)) {
             env["UV_INDEX_" + env_key(name) + "_USERNAME"] = credentials->username;
             env["UV_INDEX_" + env_key(name) + "_PASSWORD"] = credentials->password;
         }

@@ -2,7 +2,6 @@
 // The uv command line and the child's environment for one step (pure).
 
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,14 +45,6 @@ Invocation step_invocation(const manifest::Manifest& m, const manifest::Step& st
 std::string requirement_line(const std::string& requirement, const std::string& sha256);
 // The file's text: a header saying where it comes from, then one line each.
 std::string requirements_text(const std::vector<std::string>& lines);
-
-// "https://user:p%40ss@host/simple" -> {"https://host/simple", "user", "p@ss"}; nullopt without userinfo.
-struct Credentials {
-    std::string url;        // without the userinfo
-    std::string username;   // percent-decoded
-    std::string password;
-};
-std::optional<Credentials> split_credentials(const std::string& url);
 
 // For logs and saved plans: secret-looking variables (PASSWORD, TOKEN, ...) as "***",
 // credentials in URL values masked.

@@ -98,20 +98,6 @@ TEST_SUITE("installer") {
               "uv --index https://***@h/ 'torch>=2'");
     }
 
-    TEST_CASE("credentials in an index URL: split and percent-decoded; none without userinfo") {
-        auto c = installer::split_credentials("https://alice:pa%3Ass%40w0rd@host.example/simple/");
-        REQUIRE(c);
-        CHECK(c->url == "https://host.example/simple/");
-        CHECK(c->username == "alice");
-        CHECK(c->password == "pa:ss@w0rd");
-        auto token = installer::split_credentials("https://__token__@host/x");
-        REQUIRE(token);
-        CHECK(token->username == "__token__");
-        CHECK(token->password.empty());
-        CHECK_FALSE(installer::split_credentials("https://host/simple/"));
-        CHECK_FALSE(installer::split_credentials("https://host/path@with-at/"));
-    }
-
     TEST_CASE("an index's credentials reach uv through its environment, never its argv") {
         auto m = two_index_manifest();
         m.indexes["pytorch"] = "http://bob:s%3Acret@127.0.0.1:9/pytorch/";

@@ -226,20 +226,21 @@ std::string describe_interrupted(const OpenTransaction& open, const std::filesys
     return text + "; " + recovery_hint(open, state_dir);
 }
 
-std::string command_for(const std::string& verb, const OpenTransaction& open, const std::filesystem::path& state_dir) {
-    std::filesystem::path venv(open.venv);
+std::string command_for(const std::string& verb, const std::filesystem::path& venv,
+                        const std::filesystem::path& state_dir, const std::vector<std::string>& more) {
     std::vector<std::string> argv{"stackup", verb, "--venv", venv.string()};
     // state_dir is <root>/<venv name>-<hash> (state_dir_for); the default root is beside the venv.
     auto root = state_dir.lexically_normal().parent_path();
     if (root != (venv.parent_path() / ".stackup").lexically_normal()) {
         argv.insert(argv.end(), {"--state-dir", root.string()});
     }
+    argv.insert(argv.end(), more.begin(), more.end());
     return installer::render_argv(argv);
 }
 
 std::string recovery_hint(const OpenTransaction& open, const std::filesystem::path& state_dir) {
-    std::string rollback = "`" + command_for("rollback", open, state_dir) + "`";
-    std::string status = "`" + command_for("status", open, state_dir) + "`";
+    std::string rollback = "`" + command_for("rollback", open.venv, state_dir) + "`";
+    std::string status = "`" + command_for("status", open.venv, state_dir) + "`";
     if (open.touched()) {
         return "run " + rollback + " to restore snapshot " + open.snapshot_id + ", or " + status;
     }

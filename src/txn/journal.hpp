@@ -96,8 +96,10 @@ std::string describe_interrupted(const OpenTransaction& open, const std::filesys
 // "run `stackup rollback --venv V` to restore snapshot X, or `stackup status --venv V`" (or to
 // close an untouched run); --state-dir is added when `state_dir` is not the venv's default one.
 std::string recovery_hint(const OpenTransaction& open, const std::filesystem::path& state_dir);
-// `stackup VERB --venv V [--state-dir ROOT]`, quoted to paste into a shell.
-std::string command_for(const std::string& verb, const OpenTransaction& open, const std::filesystem::path& state_dir);
+// `stackup VERB --venv V [--state-dir ROOT] MORE...`, quoted to paste into a shell; --state-dir
+// only when `state_dir` (this venv's own folder) is not under the venv's default root.
+std::string command_for(const std::string& verb, const std::filesystem::path& venv,
+                        const std::filesystem::path& state_dir, const std::vector<std::string>& more = {});
 
 std::filesystem::path journal_path(const std::filesystem::path& state_dir);
 std::filesystem::path last_apply_path(const std::filesystem::path& state_dir);

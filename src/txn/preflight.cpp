@@ -79,12 +79,7 @@ std::vector<std::string> requirement_lines(const plan::PlannedStep& planned, con
     std::vector<std::string> out;
     for (std::size_t i = 0; i < step.packages.size(); ++i) {
         const auto& p = planned.packages.at(i);
-        std::string sha256;
-        if (p.choice) {
-            auto it = p.choice->file.hashes.find("sha256");
-            sha256 = it == p.choice->file.hashes.end() ? "" : it->second;
-        }
-        out.push_back(installer::requirement_line(p.pin(step.packages[i]), sha256));
+        out.push_back(installer::requirement_line(p.pin(step.packages[i]), p.choice ? p.choice->file.sha256() : ""));
     }
     return out;
 }

@@ -4,6 +4,7 @@
 #include "base/fs.hpp"
 #include "base/sha256.hpp"
 #include "base/system.hpp"
+#include "index/url.hpp"
 #include "installer/command.hpp"
 #include "txn/preflight.hpp"
 
@@ -35,9 +36,8 @@ plan::SavedPackage saved_package(const plan::PlannedPackage& p, const pep::Requi
     out.change = p.change();
     out.index = p.index;
     out.filename = p.choice->file.filename;
-    out.url = installer::redact(p.choice->file.url);
-    auto sha = p.choice->file.hashes.find("sha256");
-    out.sha256 = sha == p.choice->file.hashes.end() ? "" : sha->second;
+    out.url = index::strip_credentials(p.choice->file.url);
+    out.sha256 = p.choice->file.sha256();
     out.pin = p.pin(req);
     return out;
 }

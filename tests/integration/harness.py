@@ -225,15 +225,12 @@ class Test:
         }
 
     # --- the tool -------------------------------------------------------------
-    def held_apply(self, server, manifest, held, log_name):
-        """Starts `stackup apply MANIFEST` in the background with every request under `held`
-        hanging inside the index server; returns (process, log file) once the apply has
+    def held_apply(self, server, manifest, held, log_name, *extra):
+        """Starts `stackup apply MANIFEST EXTRA...` in the background with every request under
+        `held` hanging inside the index server; returns (process, log file) once the apply has
         reached it. `server.rules.clear()` releases it."""
         server.rules.set([{"prefix": held, "hang": True}])
-        argv = [find_stackup(), "apply", manifest, "--state-dir", self.state_dir]
-        log = open(self.tmp / log_name, "w+")
-        proc = subprocess.Popen([str(a) for a in argv], stdin=subprocess.DEVNULL, stdout=log,
-                                stderr=subprocess.STDOUT, env=child_env({"STACKUP_UV": self.uv_path}))
+        proc, log = self.background_apply(manifest, log_name, *extra)
         deadline = time.monotonic() + HELD_WAIT_S
         while not server.requests(held) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -245,9 +242,9 @@ class Test:
         log.seek(0)
         raise AssertionError(f"the apply never reached {held} (rc {rc})\n{log.read()}")
 
-    def background_apply(self, manifest, log_name):
-        """Starts `stackup apply MANIFEST` in the background; returns (process, log file)."""
-        argv = [find_stackup(), "apply", manifest, "--state-dir", self.state_dir]
+    def background_apply(self, manifest, log_name, *extra):
+        """Starts `stackup apply MANIFEST EXTRA...` in the background; returns (process, log file)."""
+        argv = [find_stackup(), "apply", manifest, *extra, "--state-dir", self.state_dir]
         log = open(self.tmp / log_name, "w+")
         proc = subprocess.Popen([str(a) for a in argv], stdin=subprocess.DEVNULL, stdout=log,
                                 stderr=subprocess.STDOUT, env=child_env({"STACKUP_UV": self.uv_path}))
@@ -376,6 +373,17 @@ def wait_for(predicate, what, timeout=HELD_WAIT_S, every=0.02):
     while not predicate():
         check(time.monotonic() < deadline, f"waited {timeout} s for {what} in vain")
         time.sleep(every)
+
+
+def end_background(proc, log, title):
+    """Kills `proc` if it still runs, reaps it and prints its log under `title`; returns its log."""
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait(timeout=CHILD_TIMEOUT_S)
+    log.seek(0)
+    text = log.read()
+    print(f"--- {title} (rc={proc.returncode})\n{text}", flush=True)
+    return text
 
 
 def kill_9(proc):

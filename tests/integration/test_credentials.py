@@ -7,8 +7,6 @@ The password holds a ':' and an '@', percent-encoded in the URL, as a real one m
 """
 import json
 import os
-import subprocess
-import time
 
 import harness
 from harness import check, check_module, check_rc, check_says
@@ -66,18 +64,9 @@ def scenario(t):
     check(json.loads(planned.stdout)["ok"], "plan --json not ok")
 
     # Hold uv on the sgl-kernel file: look at every command line while it runs.
-    held = "/sglang-cu130/sgl-kernel/sgl_kernel-"
-    server.rules.set([{"prefix": held, "hang": True}])
-    argv = [harness.find_stackup(), "apply", plan_file, "-v", "--log-file", log_file,
-            "--state-dir", t.state_dir]
-    log = open(t.tmp / "apply.log", "w+")
-    proc = subprocess.Popen([str(a) for a in argv], stdin=subprocess.DEVNULL, stdout=log,
-                            stderr=subprocess.STDOUT, env=harness.child_env({"STACKUP_UV": t.uv_path}))
+    proc, log = t.held_apply(server, plan_file, "/sglang-cu130/sgl-kernel/sgl_kernel-", "apply.log",
+                             "-v", "--log-file", log_file)
     try:
-        deadline = time.monotonic() + harness.HELD_WAIT_S
-        while not server.requests(held) and proc.poll() is None:
-            check(time.monotonic() < deadline, "the apply never reached the sgl-kernel file")
-            time.sleep(0.05)
         lines = cmdlines()
         uv_pids = [pid for pid, line in lines.items() if "pip install" in line and str(venv) in line]
         check(uv_pids, f"no uv running: {lines}")
@@ -89,11 +78,9 @@ def scenario(t):
         check(f"sglang={plain}" in lines[uv_pids[0]], f"uv's --index is not the named URL: {lines[uv_pids[0]]}")
     finally:
         server.rules.clear()
-        rc = proc.wait(timeout=harness.CHILD_TIMEOUT_S)
-        log.seek(0)
-        applied = log.read()
-        print(f"--- apply (rc={rc})\n{applied}", flush=True)
-    check(rc == 0, f"the apply failed (rc {rc})")
+        proc.wait(timeout=harness.CHILD_TIMEOUT_S)
+        applied = harness.end_background(proc, log, "apply")
+    check(proc.returncode == 0, f"the apply failed (rc {proc.returncode})")
     leaks(applied, "the output of apply")
     check_module(t.module(venv, "torch"), TORCH_CU130, "13.0")
     check(t.probe(venv)["dists"].get("sgl-kernel", "").endswith("+cu130"), "sgl-kernel is not the cu130 build")

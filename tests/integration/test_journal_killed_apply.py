@@ -8,7 +8,6 @@ exactly) and closes the journal; then `status` exits 0 and a new apply runs clea
 import json
 import os
 import signal
-import time
 
 import harness
 from harness import check, check_module, check_rc, check_says
@@ -33,14 +32,6 @@ def children_of(pid):
     return out
 
 
-def alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def kill_hard(proc):
     """kill -9 of stackup, then of whatever it ran (as power loss would end it too)."""
     kids = children_of(proc.pid)
@@ -51,10 +42,8 @@ def kill_hard(proc):
             os.killpg(kid, signal.SIGKILL)
         except OSError:
             pass
-    deadline = time.monotonic() + WAIT_S
-    while any(alive(k) for k in kids):
-        check(time.monotonic() < deadline, f"children {kids} of the killed apply stay alive")
-        time.sleep(0.05)
+    harness.wait_for(lambda: not any(harness.pid_alive(k) for k in kids),
+                     f"children {kids} of the killed apply to end", timeout=WAIT_S, every=0.05)
 
 
 def journal_records(path):
@@ -71,12 +60,8 @@ def scenario(t):
         killed_pid = first.pid
         kill_hard(first)
     finally:
-        if first.poll() is None:
-            first.kill()
-            first.wait()
+        harness.end_background(first, log, "killed apply")
         server.rules.clear()
-        log.seek(0)
-        print(f"--- killed apply\n{log.read()}", flush=True)
 
     journals = list(t.state_dir.glob("*/journal"))
     check(len(journals) == 1, f"expected one journal under {t.state_dir}, found {journals}")

@@ -80,11 +80,7 @@ def attempt(t, server, n, files):
         if ended is None:
             harness.kill_9(apply)
     finally:
-        if apply.poll() is None:
-            apply.kill()
-            apply.wait()
-        log.seek(0)
-        print(f"--- apply {n}\n{log.read()}", flush=True)
+        harness.end_background(apply, log, f"apply {n}")
     check(ended in (None, 0), f"the apply failed by itself (rc {ended})")
     t.assert_nothing_left(f"after kill -9 of stackup during the snapshot (attempt {n})")
     incomplete, kinds = progress(state)   # what the killed run left

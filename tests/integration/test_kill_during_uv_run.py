@@ -25,12 +25,8 @@ def scenario(t):
         harness.kill_9(apply)
         t.assert_nothing_left("after kill -9 of stackup while its uv ran")
     finally:
-        if apply.poll() is None:
-            apply.kill()
-            apply.wait()
+        harness.end_background(apply, log, "killed apply")
         server.rules.clear()   # a uv still waiting would now get its wheel
-        log.seek(0)
-        print(f"--- killed apply\n{log.read()}", flush=True)
 
     records = harness.journal_records(t.venv_state(venv) / "journal")
     check(records[-1]["record"] == "step_running" and records[-1]["n"] == 2,

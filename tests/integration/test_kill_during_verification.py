@@ -41,11 +41,7 @@ def scenario(t):
         check(parent == apply.pid, "the import did not run in a child of the apply")
         harness.kill_9(apply)
     finally:
-        if apply.poll() is None:
-            apply.kill()
-            apply.wait()
-        log.seek(0)
-        print(f"--- killed apply\n{log.read()}", flush=True)
+        harness.end_background(apply, log, "killed apply")
 
     t.assert_nothing_left("after kill -9 of stackup while it verified")
     check(not harness.pid_alive(verifier), f"the verifying python {verifier} outlived stackup")
