@@ -1,5 +1,6 @@
 #include "base/fs.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -8,6 +9,8 @@
 #include <array>
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 
 namespace stackup::base {
 
@@ -164,6 +167,34 @@ ScratchDir::ScratchDir(std::string_view prefix)
 ScratchDir::~ScratchDir() {
     std::error_code ignored;
     std::filesystem::remove_all(path_, ignored);
+}
+
+std::vector<DirEntry> list_dir(int dirfd, const std::filesystem::path& dir) {
+    const int own = ::fcntl(dirfd, F_DUPFD_CLOEXEC, 0);  // fdopendir takes the fd it is given
+    if (own < 0) {
+        throw errno_error(errno, "cannot list " + dir.string());
+    }
+    struct Closer {
+        void operator()(DIR* d) const { ::closedir(d); }
+    };
+    std::unique_ptr<DIR, Closer> d(::fdopendir(own));
+    if (!d) {
+        const int err = errno;
+        ::close(own);
+        throw errno_error(err, "cannot list " + dir.string());
+    }
+    std::vector<DirEntry> out;
+    errno = 0;
+    while (const dirent* ent = ::readdir(d.get())) {
+        if (std::strcmp(ent->d_name, ".") != 0 && std::strcmp(ent->d_name, "..") != 0) {
+            out.push_back({ent->d_name, ent->d_type, static_cast<std::uint64_t>(ent->d_ino)});
+        }
+        errno = 0;
+    }
+    if (errno != 0) {
+        throw errno_error(errno, "cannot list " + dir.string());
+    }
+    return out;
 }
 
 }  // namespace stackup::base

@@ -7,8 +7,10 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 #include <string_view>
 #include <system_error>
 
@@ -42,6 +44,18 @@ private:
 
 // open(2) with O_CLOEXEC added; throws naming the path.
 [[nodiscard]] UniqueFd open_file(const std::filesystem::path& path, int flags, ::mode_t mode = 0666);
+
+// An entry of a directory as readdir tells it, without a stat: its name, its
+// type (DT_REG, DT_DIR, ... of <dirent.h>; DT_UNKNOWN where the filesystem does
+// not say) and its inode.
+struct DirEntry {
+    std::string name;
+    unsigned char type = 0;
+    std::uint64_t inode = 0;
+};
+
+// The entries of the directory open as `dirfd` (not "." and ".."); `dir` names it in errors.
+[[nodiscard]] std::vector<DirEntry> list_dir(int dirfd, const std::filesystem::path& dir);
 
 // Writes all `size` bytes, retrying short writes and EINTR; `path` names the file in errors.
 void write_all(int fd, const void* data, std::size_t size, const std::filesystem::path& path);

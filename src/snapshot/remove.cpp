@@ -18,10 +18,6 @@ namespace stackup::snapshot {
 
 namespace {
 
-struct DirCloser {
-    void operator()(DIR* d) const { ::closedir(d); }
-};
-
 struct Child {
     std::string name;
     bool is_dir;
@@ -29,30 +25,14 @@ struct Child {
 
 // The entries of the directory open as `fd`; `path` names it in errors.
 std::vector<Child> children_of(int fd, const std::filesystem::path& path) {
-    const int own = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);  // fdopendir takes the fd it is given
-    std::unique_ptr<DIR, DirCloser> dir(own < 0 ? nullptr : ::fdopendir(own));
-    if (!dir) {
-        const int err = errno;
-        if (own >= 0) {
-            ::close(own);
-        }
-        throw base::errno_error(err, "cannot list " + path.string());
-    }
     std::vector<Child> out;
-    errno = 0;
-    while (const dirent* ent = ::readdir(dir.get())) {
-        if (std::strcmp(ent->d_name, ".") != 0 && std::strcmp(ent->d_name, "..") != 0) {
-            bool is_dir = ent->d_type == DT_DIR;
-            struct stat st {};
-            if (ent->d_type == DT_UNKNOWN && ::fstatat(fd, ent->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-                is_dir = S_ISDIR(st.st_mode);
-            }
-            out.push_back({ent->d_name, is_dir});
+    for (const auto& entry : base::list_dir(fd, path)) {
+        bool is_dir = entry.type == DT_DIR;
+        struct stat st {};
+        if (entry.type == DT_UNKNOWN && ::fstatat(fd, entry.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+            is_dir = S_ISDIR(st.st_mode);
         }
-        errno = 0;
-    }
-    if (errno != 0) {
-        throw base::errno_error(errno, "cannot list " + path.string());
+        out.push_back({entry.name, is_dir});
     }
     return out;
 }

@@ -160,6 +160,20 @@ TEST_SUITE("snapshot") {
         }
     }
 
+    TEST_CASE("tree_digest's bytes are pinned: snapshots taken earlier must keep matching their index") {
+        // The same bytes hashed by Python's hashlib: header, then per entry path, type, mode, size,
+        // mtime, target, sha256 (and inode, ctime where recorded), NUL-separated, one line each.
+        TreeIndex index;
+        index.entries.push_back({".", EntryType::dir, 0755, 0, 1'000'000'000, "", "", 0, 0});
+        index.entries.push_back({"a b.py", EntryType::file, 0644, 12, -5, "", std::string(32 * 2, 'a'), 0, 0});
+        for (std::size_t i = 1; i < 64; i += 2) {
+            index.entries.back().sha256[i] = 'b';
+        }
+        index.entries.push_back({"lib", EntryType::file, 0600, 3, 7, "", "", 123, 456});
+        index.entries.push_back({"link", EntryType::symlink, 0777, 3, 9, "lib", "", 0, 0});
+        CHECK(tree_digest(index) == "ef8ac92ece103f0ae1bf82ba682a6c7bf5692ea7dba9b54c0603693f0fd7bde6");
+    }
+
     TEST_CASE("path order puts the root first and directories before their contents") {
         CHECK(path_less(".", "-weird"));
         CHECK_FALSE(path_less("-weird", "."));

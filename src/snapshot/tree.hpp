@@ -43,8 +43,11 @@ struct TreeIndex {
 };
 
 // What index_tree records of each file beyond its metadata: its sha256 (read
-// every byte), nothing, or its inode and ctime (the integrity record, at lstat cost).
-enum class Contents { hash, metadata_only, records };
+// every byte), nothing, or its inode and ctime (the integrity record, at lstat
+// cost). `identity` records of a file only its path, type and inode, as its
+// directory lists them (no lstat: mode, size and mtime stay 0); dirs and
+// symlinks as `records` does.
+enum class Contents { hash, metadata_only, records, identity };
 
 // Walks `root` (a directory, not a symlink) without following symlinks.
 // Types other than file, dir and symlink throw std::runtime_error naming the path.
@@ -55,6 +58,10 @@ enum class Contents { hash, metadata_only, records };
 // "mode differs: P: 0644 -> 0755", "mtime differs: P: <iso> -> <iso>",
 // "symlink target differs: P: a -> b". Contents are compared only where both sides were hashed.
 [[nodiscard]] std::vector<std::string> diff(const TreeIndex& expected, const TreeIndex& actual);
+
+// diff() against an index taken with Contents::identity: files are compared by
+// type and inode only ("inode differs: P: 12 -> 34"), everything else as diff() does.
+[[nodiscard]] std::vector<std::string> diff_identity(const TreeIndex& expected, const TreeIndex& actual);
 
 // One sha256 over the whole canonical index (paths, types, modes, sizes, mtimes, targets, hashes).
 [[nodiscard]] std::string tree_digest(const TreeIndex& index);
