@@ -60,12 +60,16 @@ bool record_intact(const TreeEntry& want, const TreeEntry& seen) {
            seen.ctime_ns == want.ctime_ns;
 }
 
+bool only_ctime_moved(const TreeEntry& want, const TreeEntry& seen) {
+    return seen.inode == want.inode && seen.size == want.size && seen.mtime_ns == want.mtime_ns;
+}
+
 std::optional<std::string> judge_file(const TreeEntry& want, const TreeEntry& seen, const std::filesystem::path& path,
                                       const std::string& sha256) {
     if (record_intact(want, seen)) {
         return std::nullopt;
     }
-    const bool same = seen.inode == want.inode && seen.size == want.size && seen.mtime_ns == want.mtime_ns;
+    const bool same = only_ctime_moved(want, seen);
     if (!sha256.empty()) {
         if (base::sha256_file(path) != sha256) {
             return "content differs: " + want.path;

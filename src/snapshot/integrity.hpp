@@ -21,6 +21,10 @@ namespace stackup::snapshot {
 // Whether `seen` matches the record exactly: intact without reading a byte.
 [[nodiscard]] bool record_intact(const TreeEntry& want, const TreeEntry& seen);
 
+// Whether of the record only ctime moved (inode, size and mtime match): what
+// a chmod or a link count change does, and judge_file accepts without a sha256.
+[[nodiscard]] bool only_ctime_moved(const TreeEntry& want, const TreeEntry& seen);
+
 // Judges the file recorded as `want`, seen by lstat as `seen`: nullopt when it
 // provably holds the recorded bytes, else the problem in diff()'s words.
 // Intact when inode, size and mtime match and ctime did not move; when any

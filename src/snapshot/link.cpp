@@ -1,12 +1,19 @@
 #include "snapshot/link.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <set>
+#include <charconv>
+#include <cstring>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
 
 #include "base/fs.hpp"
 #include "snapshot/copy.hpp"
@@ -21,45 +28,55 @@ std::int64_t to_ns(const struct timespec& ts) {
     return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-// Links the file at `position` of `index` (an entry of `src`) into the flat
-// tree open as `flat` and records its inode.
-void link_one(TreeIndex& index, std::size_t position, const std::filesystem::path& src, int flat,
-              const std::filesystem::path& dst) {
-    TreeEntry& e = index.entries[position];
+// The inode number an entry's name says, or 0 for a name that is none.
+std::uint64_t named_inode(const std::string& name) {
+    std::uint64_t inode = 0;
+    const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), inode);
+    return ec == std::errc() && end == name.data() + name.size() && object_name(inode) == name ? inode : 0;
+}
+
+// The inodes the store holds: entries whose name is the inode they link.
+std::unordered_set<std::uint64_t> held_inodes(int objects_fd, const std::filesystem::path& objects) {
+    std::unordered_set<std::uint64_t> out;
+    for (const auto& entry : base::list_dir(objects_fd, objects)) {
+        if (entry.inode != 0 && named_inode(entry.name) == entry.inode) {
+            out.insert(entry.inode);
+        }
+    }
+    return out;
+}
+
+// Links the file `e` of `src` into the store open as `objects_fd` and records
+// its inode as it is after the link (linking moves the ctime). An entry of
+// that name holding another inode is stale (its inode is gone, or the store
+// was copied): it is replaced.
+void link_one(TreeEntry& e, const std::filesystem::path& src, int objects_fd, const std::filesystem::path& objects) {
     const auto from = src / e.path;
-    const std::string name = std::to_string(position);
-    if (::linkat(AT_FDCWD, from.c_str(), flat, name.c_str(), 0) != 0) {
-        throw base::errno_error(errno, "cannot hard-link " + from.string() + " to " + (dst / name).string());
+    const std::string name = object_name(e.inode);
+    if (::linkat(AT_FDCWD, from.c_str(), objects_fd, name.c_str(), 0) != 0) {
+        if (errno != EEXIST || ::unlinkat(objects_fd, name.c_str(), 0) != 0 ||
+            ::linkat(AT_FDCWD, from.c_str(), objects_fd, name.c_str(), 0) != 0) {
+            throw base::errno_error(errno, "cannot hard-link " + from.string() + " to " + (objects / name).string());
+        }
     }
-    // After the link: linking itself moves the inode's ctime.
     struct stat st {};
-    if (::fstatat(flat, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-        throw base::errno_error(errno, "cannot stat " + (dst / name).string());
+    if (::fstatat(objects_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        throw base::errno_error(errno, "cannot stat " + (objects / name).string());
     }
-    if (!S_ISREG(st.st_mode)) {
-        throw std::runtime_error("changed type while being linked: " + from.string());
+    if (!S_ISREG(st.st_mode) || st.st_ino != e.inode) {
+        throw std::runtime_error("changed while being linked: " + from.string());
     }
     e.size = static_cast<std::uint64_t>(st.st_size);
     e.mode = st.st_mode & 07777;
     e.mtime_ns = to_ns(st.st_mtim);
-    e.inode = st.st_ino;
     e.ctime_ns = to_ns(st.st_ctim);
 }
 
-// Links every file of `index` into the flat `dst`, two threads at a time (the
-// kernel's share of a link, the lookups, runs in parallel; the entry itself is
-// added under the directory's lock).
-void link_flat(TreeIndex& index, const std::filesystem::path& src, const std::filesystem::path& dst) {
-    const base::UniqueFd flat = base::open_file(dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-    std::vector<std::size_t> files;
-    for (std::size_t i = 0; i < index.entries.size(); ++i) {
-        if (index.entries[i].type == EntryType::file) {
-            files.push_back(i);
-        }
+// Best effort, after a failure: what this call linked goes again.
+void unlink_new(int objects_fd, const std::vector<TreeEntry*>& linked) {
+    for (const TreeEntry* e : linked) {
+        ::unlinkat(objects_fd, object_name(e->inode).c_str(), 0);
     }
-    struct NoState {};
-    detail::for_each_parallel<NoState>(files,
-                                       [&](std::size_t i, NoState&) { link_one(index, i, src, flat.get(), dst); });
 }
 
 }  // namespace
@@ -70,23 +87,59 @@ const std::string& hash_of(const FileHashes& hashes, const std::string& path) {
     return it != hashes.end() ? it->second : none;
 }
 
-std::filesystem::path linked_file(const std::filesystem::path& tree, std::size_t position) {
-    return tree / std::to_string(position);
+std::string object_name(std::uint64_t inode) {
+    return std::to_string(inode);
 }
 
-TreeIndex link_tree(const std::filesystem::path& src, const std::filesystem::path& dst) {
-    TreeIndex index = index_tree(src, Contents::metadata_only);
-    if (::mkdir(dst.c_str(), 0700) != 0) {
-        throw base::errno_error(errno, "cannot create directory " + dst.string());
+std::filesystem::path object_file(const std::filesystem::path& objects, std::uint64_t inode) {
+    return objects / object_name(inode);
+}
+
+Linked link_tree(const std::filesystem::path& src, const std::filesystem::path& objects) {
+    Linked out{index_tree(src, Contents::records), 0};
+    if (::mkdir(objects.c_str(), 0700) != 0 && errno != EEXIST) {
+        throw base::errno_error(errno, "cannot create directory " + objects.string());
     }
+    const base::UniqueFd objects_fd = base::open_file(objects, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    const auto held = held_inodes(objects_fd.get(), objects);
+    // By inode: two paths of the venv may be links of one inode (uv links from its cache).
+    std::unordered_map<std::uint64_t, std::vector<TreeEntry*>> missing_by_inode;
+    std::vector<TreeEntry*> missing;
+    for (TreeEntry& e : out.index.entries) {
+        if (e.type == EntryType::file && held.count(e.inode) == 0) {
+            auto& same = missing_by_inode[e.inode];
+            if (same.empty()) {
+                missing.push_back(&e);
+            }
+            same.push_back(&e);
+        }
+    }
+    std::vector<TreeEntry*> linked;
+    std::mutex linked_mutex;
+    struct NoState {};
     try {
-        link_flat(index, src, dst);
-        base::sync_filesystem(dst);
+        detail::for_each_parallel<NoState>(missing, [&](TreeEntry* e, NoState&) {
+            link_one(*e, src, objects_fd.get(), objects);
+            std::lock_guard<std::mutex> lock(linked_mutex);
+            linked.push_back(e);
+        });
+        if (!missing.empty()) {
+            base::sync_filesystem(objects);
+        }
     } catch (...) {
-        discard_after_failure(dst);
+        unlink_new(objects_fd.get(), linked);
         throw;
     }
-    return index;
+    for (const TreeEntry* first : missing) {
+        for (TreeEntry* other : missing_by_inode[first->inode]) {
+            other->size = first->size;
+            other->mode = first->mode;
+            other->mtime_ns = first->mtime_ns;
+            other->ctime_ns = first->ctime_ns;
+        }
+    }
+    out.linked = missing.size();
+    return out;
 }
 
 bool record_holds(const TreeEntry& e, const std::filesystem::path& path) {
@@ -95,26 +148,82 @@ bool record_holds(const TreeEntry& e, const std::filesystem::path& path) {
            seen->mtime_ns == e.mtime_ns && seen->ctime_ns == e.ctime_ns;
 }
 
-std::vector<std::string> check_links(const TreeIndex& expected, const std::filesystem::path& tree,
+std::vector<std::string> check_links(const TreeIndex& expected, const std::filesystem::path& objects,
                                      const FileHashes& hashes) {
     std::vector<std::string> out;
-    std::set<std::string> names;  // what the flat tree should hold
-    for (std::size_t i = 0; i < expected.entries.size(); ++i) {
-        const TreeEntry& e = expected.entries[i];
-        if (e.type == EntryType::file) {
-            names.insert(std::to_string(i));
-            if (auto problem = judge_path(e, linked_file(tree, i), hash_of(hashes, e.path))) {
-                out.push_back(std::move(*problem));
-            }
+    for (const TreeEntry& e : expected.entries) {
+        if (e.type != EntryType::file) {
+            continue;  // dirs and symlinks live only in the index, which snapshot.json's digest protects
         }
-    }
-    // Dirs and symlinks live only in the index, which snapshot.json's digest protects.
-    for (const auto& entry : std::filesystem::directory_iterator(tree)) {
-        if (names.count(entry.path().filename().string()) == 0) {
-            out.push_back("extra: " + entry.path().string());
+        const auto object = object_file(objects, e.inode);
+        const auto seen = lstat_record(object);
+        if (!seen) {
+            out.push_back("missing: " + e.path + " (" + object.string() + ")");
+        } else if (seen->type != EntryType::file || seen->inode != e.inode) {
+            out.push_back("content differs: " + e.path + " (" + object.string() + " is another file)");
+        } else if (auto problem = judge_file(e, *seen, object, hash_of(hashes, e.path))) {
+            out.push_back(std::move(*problem));
         }
     }
     return out;
+}
+
+void adopt_flat_tree(const TreeIndex& index, const std::filesystem::path& flat, const std::filesystem::path& objects) {
+    struct stat st {};
+    if (::lstat(flat.c_str(), &st) != 0 && errno == ENOENT) {
+        return;
+    }
+    if (::mkdir(objects.c_str(), 0700) != 0 && errno != EEXIST) {
+        throw base::errno_error(errno, "cannot create directory " + objects.string());
+    }
+    const base::UniqueFd flat_fd = base::open_file(flat, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    const base::UniqueFd objects_fd = base::open_file(objects, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    const auto held = held_inodes(objects_fd.get(), objects);
+    for (std::size_t i = 0; i < index.entries.size(); ++i) {
+        const TreeEntry& e = index.entries[i];
+        const std::string name = std::to_string(i);
+        if (e.type != EntryType::file || held.count(e.inode) != 0 ||
+            ::fstatat(flat_fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_ino != e.inode) {
+            continue;
+        }
+        if (::linkat(flat_fd.get(), name.c_str(), objects_fd.get(), object_name(e.inode).c_str(), 0) != 0 &&
+            errno != EEXIST) {
+            throw base::errno_error(errno, "cannot hard-link " + (flat / name).string() + " to " +
+                                               object_file(objects, e.inode).string());
+        }
+    }
+    base::sync_filesystem(objects);  // before the only other links go
+    remove_tree(flat);
+}
+
+void add_referenced(const TreeIndex& index, std::set<std::uint64_t>& referenced) {
+    for (const TreeEntry& e : index.entries) {
+        if (e.type == EntryType::file && e.inode != 0) {
+            referenced.insert(e.inode);
+        }
+    }
+}
+
+std::uint64_t drop_unreferenced(const std::filesystem::path& objects, const std::set<std::uint64_t>& referenced) {
+    struct stat st {};
+    if (::lstat(objects.c_str(), &st) != 0 && errno == ENOENT) {
+        return 0;
+    }
+    const base::UniqueFd objects_fd = base::open_file(objects, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    std::uint64_t dropped = 0;
+    for (const auto& [name, type, inode] : base::list_dir(objects_fd.get(), objects)) {
+        if (referenced.count(inode) != 0 && named_inode(name) == inode) {
+            continue;
+        }
+        if (::unlinkat(objects_fd.get(), name.c_str(), 0) != 0) {
+            if (errno != EISDIR) {
+                throw base::errno_error(errno, "cannot remove " + (objects / name).string());
+            }
+            remove_tree(objects / name);
+        }
+        ++dropped;
+    }
+    return dropped;
 }
 
 }  // namespace stackup::snapshot

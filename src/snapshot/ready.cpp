@@ -59,13 +59,13 @@ TreeIndex walk_target(const std::filesystem::path& target) {
 // children first, as a directory's mtime moves with each change inside it.
 class Converger {
 public:
-    Converger(const TreeIndex& expected, std::filesystem::path flat, std::filesystem::path target,
+    Converger(const TreeIndex& expected, std::filesystem::path objects, std::filesystem::path target,
               const FileHashes& hashes)
-        : want_(expected.entries), flat_(std::move(flat)), target_(std::move(target)), hashes_(hashes),
+        : want_(expected.entries), objects_(std::move(objects)), target_(std::move(target)), hashes_(hashes),
           now_(want_.size()), created_(want_.size(), false) {}
 
     Convergence run() {
-        flat_fd_ = base::open_file(flat_, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        objects_fd_ = base::open_file(objects_, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
         const TreeIndex actual = walk_target(target_);
         plan(actual.entries);
         if (!damage_.empty()) {
@@ -117,7 +117,7 @@ private:
             touched_.insert(parent_of(e.path));
         }
         if (e.type == EntryType::file) {
-            judge_flat(i);
+            judge_object(i);
         }
     }
 
@@ -138,29 +138,32 @@ private:
             plan_create(i);
             return;
         }
-        // The path is only built when the record moved: most files cost no allocation here.
+        // The path is only built when the file must be read: most files cost no allocation here.
         if (e.type == EntryType::file && !record_intact(e, have)) {
-            if (auto problem = judge_file(e, have, full(have.path), hash_of(hashes_, e.path))) {
-                damage_.push_back(std::move(*problem));
+            const std::string& sha256 = hash_of(hashes_, e.path);
+            if (!sha256.empty() || !only_ctime_moved(e, have)) {
+                if (auto problem = judge_file(e, have, full(have.path), sha256)) {
+                    damage_.push_back(std::move(*problem));
+                }
             }
         }
-        now_[i] = have;
+        now_[i] = Seen{have.mode, have.mtime_ns};
     }
 
-    // A file to link comes from the flat tree: its inode must pass its record.
-    void judge_flat(std::size_t i) {
+    // A file to link comes from the object store: its inode must pass its record.
+    void judge_object(std::size_t i) {
         const TreeEntry& e = want_[i];
-        const std::string name = std::to_string(i);
-        const auto from = linked_file(flat_, i);  // for messages and hashing only
-        std::optional<TreeEntry> seen = lstat_record_at(flat_fd_.get(), name.c_str(), from);
+        const std::string name = object_name(e.inode);
+        const auto from = object_file(objects_, e.inode);  // for messages and hashing only
+        std::optional<TreeEntry> seen = lstat_record_at(objects_fd_.get(), name.c_str(), from);
         if (!seen) {
-            damage_.push_back("missing: " + e.path);
-        } else if (seen->type != EntryType::file) {
-            damage_.push_back("type differs: " + e.path + ": file -> not a file");
+            damage_.push_back("missing: " + e.path + " (" + from.string() + ")");
+        } else if (seen->type != EntryType::file || seen->inode != e.inode) {
+            damage_.push_back("content differs: " + e.path + " (" + from.string() + " is another file)");
         } else if (auto problem = judge_file(e, *seen, from, hash_of(hashes_, e.path))) {
             damage_.push_back(std::move(*problem));
         } else {
-            now_[i] = std::move(seen);
+            now_[i] = Seen{seen->mode, seen->mtime_ns};
         }
     }
 
@@ -182,7 +185,7 @@ private:
         }
         // Their directories exist now: the links are made two at a time.
         struct NoState {};
-        detail::for_each_parallel<NoState>(files, [&](std::size_t i, NoState&) { link_from_flat(i); });
+        detail::for_each_parallel<NoState>(files, [&](std::size_t i, NoState&) { link_from_object(i); });
         changes_ += removals_.size() + creates_.size();
         for (std::size_t i = 0; i < want_.size(); ++i) {
             if (want_[i].type != EntryType::dir) {
@@ -209,11 +212,12 @@ private:
         }
     }
 
-    void link_from_flat(std::size_t i) const {
-        const std::string name = std::to_string(i);
+    void link_from_object(std::size_t i) const {
+        const std::string name = object_name(want_[i].inode);
         const auto to = full(want_[i].path);
-        if (::linkat(flat_fd_.get(), name.c_str(), AT_FDCWD, to.c_str(), 0) != 0) {
-            throw base::errno_error(errno, "cannot hard-link " + linked_file(flat_, i).string() + " to " + to.string());
+        if (::linkat(objects_fd_.get(), name.c_str(), AT_FDCWD, to.c_str(), 0) != 0) {
+            throw base::errno_error(errno, "cannot hard-link " + object_file(objects_, want_[i].inode).string() + " to " +
+                                               to.string());
         }
     }
 
@@ -241,14 +245,13 @@ private:
     // reaches the shared inode); symlinks their mtime, which creating them set to now.
     void settle_entry(std::size_t i) {
         const TreeEntry& e = want_[i];
-        const auto path = full(e.path);
         if (e.type == EntryType::file && now_[i]->mode != e.mode) {
-            set_mode(path, e.mode);
+            set_mode(full(e.path), e.mode);
             ++changes_;
         }
         const bool new_symlink = created_[i] && e.type == EntryType::symlink;
         if (new_symlink || now_[i]->mtime_ns != e.mtime_ns) {
-            set_mtime(path, e.mtime_ns);
+            set_mtime(full(e.path), e.mtime_ns);
             ++changes_;
         }
     }
@@ -266,11 +269,16 @@ private:
     }
 
     const std::vector<TreeEntry>& want_;
-    std::filesystem::path flat_;
+    std::filesystem::path objects_;
     std::filesystem::path target_;
-    base::UniqueFd flat_fd_;
+    base::UniqueFd objects_fd_;
     const FileHashes& hashes_;
-    std::vector<std::optional<TreeEntry>> now_;  // by position in want_: what is there (kept or linked)
+    // What is there (kept or linked), by position in want_: what settling needs of it.
+    struct Seen {
+        std::uint32_t mode = 0;
+        std::int64_t mtime_ns = 0;
+    };
+    std::vector<std::optional<Seen>> now_;
     std::vector<bool> created_;
     std::vector<std::size_t> creates_;           // positions in want_, parents first
     std::vector<std::string> removals_;          // paths in the target, outermost only
@@ -282,9 +290,9 @@ private:
 
 }  // namespace
 
-Convergence converge_links(const TreeIndex& expected, const std::filesystem::path& flat,
+Convergence converge_links(const TreeIndex& expected, const std::filesystem::path& objects,
                            const std::filesystem::path& target, const FileHashes& hashes) {
-    return Converger(expected, flat, target, hashes).run();
+    return Converger(expected, objects, target, hashes).run();
 }
 
 }  // namespace stackup::snapshot

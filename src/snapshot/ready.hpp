@@ -27,12 +27,12 @@ struct Convergence {
 
 // Makes the tree at `target` (absent, a ready tree, a replaced venv, or junk)
 // equal to `expected`: entries of the wrong type, symlink target or inode are
-// replaced, missing ones made (files linked from the flat tree `flat`), extra
+// replaced, missing ones made (files linked from the object store `objects`, link.hpp), extra
 // ones removed, modes and mtimes set from the index; unchanged entries cost
 // one lstat. Every file it keeps or links is first judged by its integrity
 // record (integrity.hpp): when any fails, `damage` says which and nothing is
 // changed. Throws std::system_error when the file system refuses a change.
-[[nodiscard]] Convergence converge_links(const TreeIndex& expected, const std::filesystem::path& flat,
+[[nodiscard]] Convergence converge_links(const TreeIndex& expected, const std::filesystem::path& objects,
                                          const std::filesystem::path& target, const FileHashes& hashes);
 
 }  // namespace stackup::snapshot

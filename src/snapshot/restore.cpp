@@ -7,10 +7,12 @@
 //             file it keeps or links. A snapshot that differs from its index
 //             is refused here, before the venv is touched
 //   sync      one syncfs: the staged tree is on disk before it becomes the venv
+//             (skipped when a ready tree needed no change: prepare() synced it)
 //   swap      exchange the staged tree and the venv in one rename; fsync the parent
-//   check     re-index the venv and compare it with the snapshot's index;
+//   check     re-index the venv and compare it with the snapshot's index (hard
+//             links: files by the inode their directory names, see check_restored)
 //   clean up  meanwhile, on a second thread: remove the old tree (hard links:
-//             make it the next ready tree instead)
+//             leave it as the next ready tree, which prepare() brings up to date)
 // Every failure up to the swap leaves the venv untouched; every failure is
 // Error(rollback_failed) saying which path holds what.
 
@@ -80,8 +82,9 @@ bool exists_nofollow(const std::filesystem::path& path) {
 
 [[noreturn]] void refuse_damaged(const SnapshotInfo& info, const std::filesystem::path& venv,
                                 const std::vector<std::string>& differences) {
-    fail("snapshot " + info.id + " is damaged, refusing to restore it: its tree " +
-         (info.dir / detail::kTreeDir).string() + " differs from its index: " + join(differences) + "; " +
+    const auto tree = info.strategy == Strategy::hardlink ? detail::objects_of(info.dir) : info.dir / detail::kTreeDir;
+    fail("snapshot " + info.id + " is damaged, refusing to restore it: its files in " + tree.string() +
+         " differ from its index: " + join(differences) + "; " +
          venv.string() + " was not touched");
 }
 
@@ -91,18 +94,20 @@ bool exists_nofollow(const std::filesystem::path& path) {
 }
 
 // Hard links: the ready tree, checked and brought up to date; it is staged where it lies.
+// `changes` says how many entries that took (none: prepare() left it ready and on disk).
 std::filesystem::path stage_ready(const SnapshotInfo& info, const TreeIndex& expected,
-                                  const std::filesystem::path& venv) {
+                                  const std::filesystem::path& venv, std::uint64_t& changes) {
     const auto ready = info.dir / detail::kReadyDir;
     Convergence converged;
     try {
-        converged = converge_links(expected, info.dir / detail::kTreeDir, ready, detail::load_hashes(info.dir));
+        converged = converge_links(expected, detail::objects_of(info.dir), ready, detail::load_hashes(info.dir));
     } catch (const std::exception& e) {
         cannot_stage(info, venv, e.what());
     }
     if (!converged.damage.empty()) {
         refuse_damaged(info, venv, converged.damage);
     }
+    changes = converged.changes;
     return ready;
 }
 
@@ -180,17 +185,20 @@ void make_swap_durable(const std::filesystem::path& venv, RestoreResult& result)
 
 // Every file's bytes were judged on the way in (hashed while copied, or their
 // integrity record checked), so metadata suffices: reading them back from the
-// page cache would prove nothing more.
+// page cache would prove nothing more. For hard links, less suffices: the stage
+// judged each file's inode and gave it its recorded mode and mtime, so a file
+// is checked by the inode its directory names (no lstat), dirs and symlinks in full.
 void check_restored(const SnapshotInfo& info, const TreeIndex& expected, const std::filesystem::path& venv,
                     RestoreResult& result) {
+    const bool links = info.strategy == Strategy::hardlink;
     TreeIndex now;
     try {
-        now = index_tree(venv, Contents::metadata_only);
+        now = index_tree(venv, links ? Contents::identity : Contents::metadata_only);
     } catch (const std::exception& e) {
         fail("restored snapshot " + info.id + " into " + venv.string() + ", but cannot re-index it: " +
              e.what() + "; the snapshot is intact at " + info.dir.string());
     }
-    const auto differences = diff(expected, now);
+    const auto differences = links ? diff_identity(expected, now) : diff(expected, now);
     if (!differences.empty()) {
         fail("restored snapshot " + info.id + " into " + venv.string() +
              ", but the venv differs from the snapshot: " + join(differences) +
@@ -199,34 +207,33 @@ void check_restored(const SnapshotInfo& info, const TreeIndex& expected, const s
     result.tree_digest = info.tree_digest;
 }
 
-// Hard links: the replaced venv becomes the next ready tree (mostly the same
-// directories and inodes: cheaper than removing it, and no freed inodes left
-// to slow the next mkdir). It is a cache: when that fails, it goes.
-void recycle(const SnapshotInfo& info, const TreeIndex& expected, const std::filesystem::path& old_tree) {
+// Hard links: the replaced venv becomes the next ready tree as it is (mostly
+// the same directories and inodes: cheaper than removing it, and no freed
+// inodes left to slow the next mkdir). The next prepare() or restore brings it
+// up to date; a cache, it is never trusted, only compared. When it cannot be
+// put there, it goes.
+void recycle(const SnapshotInfo& info, const std::filesystem::path& old_tree) {
     const auto ready = info.dir / detail::kReadyDir;
+    if (old_tree == ready) {
+        return;
+    }
     try {
-        if (old_tree != ready) {
-            std::filesystem::rename(old_tree, ready);
-        }
-        if (converge_links(expected, info.dir / detail::kTreeDir, ready, detail::load_hashes(info.dir))
-                .damage.empty()) {
-            return;
-        }
-    } catch (const std::exception&) {  // what is left is removed below
+        std::filesystem::rename(old_tree, ready);
+        return;
+    } catch (const std::exception&) {  // removed below
     }
     remove_tree(old_tree);
-    remove_tree(ready);
 }
 
 // Never throws: it runs on its own thread, and what fails here is a warning.
-void clean_up(const SnapshotInfo& info, const TreeIndex& expected, const detail::Swap& swap,
+void clean_up(const SnapshotInfo& info, const detail::Swap& swap,
               std::vector<std::string>& warnings) noexcept {
     if (!swap.old_tree) {
         return;
     }
     try {
         if (info.strategy == Strategy::hardlink) {
-            recycle(info, expected, *swap.old_tree);
+            recycle(info, *swap.old_tree);
         } else {
             remove_tree(*swap.old_tree);
         }
@@ -254,6 +261,11 @@ RestoreResult Store::restore(const std::string& id, const std::filesystem::path&
         fail("no snapshot " + id + " in " + snapshots_dir_.string() + "; nothing was changed");
     }
     const TreeIndex expected = index(*info);
+    try {
+        detail::adopt_old_layout(*info, expected);
+    } catch (const std::exception& e) {
+        fail("cannot restore snapshot " + id + ": " + e.what() + "; nothing was changed");
+    }
     const auto venv = resolve_target(venv_path);
     if (venv != info->venv) {
         fail("snapshot " + id + " was taken of " + info->venv.string() + ", not of " + venv.string() +
@@ -261,10 +273,13 @@ RestoreResult Store::restore(const std::string& id, const std::filesystem::path&
     }
     const bool venv_exists = exists_nofollow(venv);
     clock.lap("load");
-    const auto staged = info->strategy == Strategy::hardlink ? stage_ready(*info, expected, venv)
+    std::uint64_t changes = 1;  // copies and clones: all new
+    const auto staged = info->strategy == Strategy::hardlink ? stage_ready(*info, expected, venv, changes)
                                                              : stage_copy(*info, expected, venv);
     clock.lap("stage");
-    sync_staged(*info, staged, venv);
+    if (changes != 0) {
+        sync_staged(*info, staged, venv);
+    }
     clock.lap("sync");
     const detail::Swap swap = detail::swap_into_place(staged, venv, venv_exists);
     RestoreResult result{id, venv, "", swap.atomic, {}, {}};
@@ -274,7 +289,7 @@ RestoreResult Store::restore(const std::string& id, const std::filesystem::path&
     {
         // The old tree is no part of the venv now: it is disposed of while the venv is checked.
         std::vector<std::string> cleanup_warnings;
-        std::jthread cleaner([&] { clean_up(*info, expected, swap, cleanup_warnings); });
+        std::jthread cleaner([&] { clean_up(*info, swap, cleanup_warnings); });
         check_restored(*info, expected, venv, result);
         clock.lap("check");
         cleaner.join();
@@ -294,10 +309,14 @@ std::uint64_t Store::prepare(const std::string& id) const {
         return 0;
     }
     const TreeIndex expected = index(*info);
-    const Convergence converged = converge_links(expected, info->dir / detail::kTreeDir,
+    detail::adopt_old_layout(*info, expected);
+    const Convergence converged = converge_links(expected, detail::objects_of(info->dir),
                                                  info->dir / detail::kReadyDir, detail::load_hashes(info->dir));
     if (!converged.damage.empty()) {
         fail("snapshot " + id + " is damaged: " + join(converged.damage));
+    }
+    if (converged.changes != 0) {
+        base::sync_filesystem(info->dir / detail::kReadyDir);  // so a restore that finds it ready need not
     }
     return converged.changes;
 }

@@ -9,11 +9,13 @@
 #include <chrono>
 #include <cstdio>
 #include <random>
+#include <set>
 
 #include "base/error.hpp"
 #include "base/fs.hpp"
 #include "base/sha256.hpp"
 #include "snapshot/copy.hpp"
+#include "snapshot/index_tsv.hpp"
 #include "snapshot/link.hpp"
 #include "snapshot/reflink.hpp"
 #include "snapshot/store_internal.hpp"
@@ -25,10 +27,22 @@ namespace stackup::snapshot {
 namespace detail {
 
 const char* const kInfoFile = "snapshot.json";
-const char* const kIndexFile = "index.json";
+const char* const kIndexFile = "index.tsv";
+const char* const kOldIndexFile = "index.json";
 const char* const kTreeDir = "tree";
+const char* const kObjectsDir = ".objects";
 const char* const kHashesFile = "hashes.json";
 const char* const kReadyDir = "ready";
+
+std::filesystem::path objects_of(const std::filesystem::path& dir) {
+    return dir.parent_path() / kObjectsDir;
+}
+
+void adopt_old_layout(const SnapshotInfo& info, const TreeIndex& index) {
+    if (info.strategy == Strategy::hardlink) {
+        adopt_flat_tree(index, info.dir / kTreeDir, objects_of(info.dir));
+    }
+}
 
 std::string random_hex4() {
     std::random_device rd;
@@ -136,11 +150,12 @@ std::vector<std::filesystem::path> snapshot_dirs(const std::filesystem::path& sn
     return dirs;
 }
 
-// The snapshot's tree of `source`, by the resolved strategy.
-TreeIndex take_tree(Strategy strategy, const std::filesystem::path& source, const std::filesystem::path& tree) {
+// The snapshot's tree of `source`, by the resolved strategy, for snapshot dir `dir`.
+TreeIndex take_tree(Strategy strategy, const std::filesystem::path& source, const std::filesystem::path& dir) {
     if (strategy == Strategy::hardlink) {
-        return link_tree(source, tree);
+        return link_tree(source, objects_of(dir)).index;
     }
+    const auto tree = dir / kTreeDir;
     CopyOptions options;
     if (strategy == Strategy::reflink) {
         options.data = FileData::clone;
@@ -173,11 +188,11 @@ SnapshotInfo Store::create(const std::filesystem::path& venv, const CreateReques
     const Resolved how = resolve_strategy(request.strategy, source, snapshots_dir_);
     auto [stamp, dir] = claim_dir(snapshots_dir_);
     try {
-        const TreeIndex index = take_tree(how.strategy, source, dir / kTreeDir);
+        const TreeIndex index = take_tree(how.strategy, source, dir);
         SnapshotInfo info{stamp.id, stamp.created, request.label, request.manifest, source, how.strategy,
                           how.reason, request.distributions, index.entries.size(), index.file_bytes(),
                           tree_digest(index), dir};
-        base::write_file_atomic(dir / kIndexFile, json_format::index_to_json(index));
+        base::write_file_atomic(dir / kIndexFile, tsv_format::index_to_tsv(index));
         // Written last: its presence is what makes the snapshot complete.
         base::write_file_atomic(dir / kInfoFile, json_format::info_to_json(info));
         base::fsync_dir(snapshots_dir_);
@@ -227,10 +242,11 @@ std::optional<SnapshotInfo> Store::latest() const {
 }
 
 TreeIndex Store::index(const SnapshotInfo& info) const {
-    const auto path = info.dir / kIndexFile;
+    const auto path = info.dir / info.index_file;
     TreeIndex index;
     try {
-        index = json_format::index_from_json(base::read_file(path), path);
+        index = info.index_file == kOldIndexFile ? json_format::index_from_json(base::read_file(path), path)
+                                                 : tsv_format::index_from_tsv(base::read_file(path), path);
     } catch (const std::exception& e) {
         throw Error(ExitCode::rollback_failed, "snapshot " + info.id + " is unusable: " + e.what());
     }
@@ -247,9 +263,10 @@ std::vector<std::string> Store::verify(const std::string& id) const {
     const TreeIndex expected = index(info);
     const auto tree = info.dir / kTreeDir;
     try {
+        adopt_old_layout(info, expected);
         switch (info.strategy) {
             case Strategy::hardlink:
-                return check_links(expected, tree, load_hashes(info.dir));
+                return check_links(expected, objects_of(info.dir), load_hashes(info.dir));
             case Strategy::reflink:
                 return check_clones(expected, tree);
             default:
@@ -267,9 +284,10 @@ std::uint64_t Store::seal(const std::string& id) {
     }
     FileHashes hashes = load_hashes(info.dir);
     const TreeIndex recorded = index(info);
+    adopt_old_layout(info, recorded);
     for (std::size_t i = 0; i < recorded.entries.size(); ++i) {
         const TreeEntry& e = recorded.entries[i];
-        const auto path = linked_file(info.dir / kTreeDir, i);
+        const auto path = object_file(objects_of(info.dir), e.inode);
         // Before and after: a write while hashing moves mtime or ctime.
         if (e.type != EntryType::file || hashes.count(e.path) != 0 || !record_holds(e, path)) {
             continue;
@@ -295,7 +313,23 @@ bool Store::remove(const std::string& id) {
     base::fsync_dir(dir);
     remove_tree(dir);
     base::fsync_dir(snapshots_dir_);
+    collect_garbage();
     return true;
+}
+
+std::uint64_t Store::collect_garbage() {
+    std::set<std::uint64_t> referenced;
+    for (const auto& info : list()) {
+        if (info.strategy != Strategy::hardlink) {
+            continue;
+        }
+        try {
+            add_referenced(index(info), referenced);
+        } catch (const std::exception&) {
+            return 0;  // what it needs is unknown: nothing goes
+        }
+    }
+    return drop_unreferenced(snapshots_dir_ / kObjectsDir, referenced);
 }
 
 std::vector<std::string> Store::cleanup_incomplete() {
@@ -308,6 +342,7 @@ std::vector<std::string> Store::cleanup_incomplete() {
     }
     if (!removed.empty()) {
         base::fsync_dir(snapshots_dir_);
+        collect_garbage();  // what a create linked before it died
     }
     std::sort(removed.begin(), removed.end());
     return removed;

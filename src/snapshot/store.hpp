@@ -2,9 +2,10 @@
 // The snapshot store: exact copies of a venv under a state dir, and their
 // exact restore.
 //
-// Layout: <state>/snapshots/<id>/tree/          the copy of the venv (reflinks: clones; hard links: flat, link.hpp)
+// Layout: <state>/snapshots/<id>/tree/          copies and reflinks: the copy of the venv
+//         <state>/snapshots/.objects/<inode>   hard links: one link per inode any snapshot needs (link.hpp)
 //         <state>/snapshots/<id>/ready/         hard links only, a cache: the tree a restore swaps in (ready.hpp)
-//         <state>/snapshots/<id>/index.json     its TreeIndex (format 1)
+//         <state>/snapshots/<id>/index.tsv      its TreeIndex (index_tsv.hpp; index.json before format 2)
 //         <state>/snapshots/<id>/hashes.json    hard links only, optional: seal()'s sha256s
 //         <state>/snapshots/<id>/snapshot.json  metadata (format 1), written last
 // A snapshot dir without snapshot.json is incomplete: list() ignores it and
@@ -63,8 +64,9 @@ struct SnapshotInfo {
     std::vector<std::pair<std::string, std::string>> distributions;
     std::uint64_t entries = 0;     // files, dirs and symlinks, the venv root included
     std::uint64_t file_bytes = 0;  // sum of file sizes
-    std::string tree_digest;       // tree_digest() of index.json's index
+    std::string tree_digest;       // tree_digest() of the index file's index
     std::filesystem::path dir;     // <state>/snapshots/<id> (not stored in the json)
+    std::string index_file = "index.tsv";  // in dir: "index.tsv", or "index.json" for snapshots taken before
     friend bool operator==(const SnapshotInfo&, const SnapshotInfo&) = default;
 };
 
@@ -134,12 +136,17 @@ public:
     // Walks every snapshot (lstat only; nothing is read or followed). An absent store is empty.
     [[nodiscard]] StoreUsage usage() const;
 
-    // Removes a snapshot: snapshot.json first, so a crash mid-way leaves an incomplete one.
+    // Removes a snapshot: snapshot.json first, so a crash mid-way leaves an
+    // incomplete one; then the objects no other snapshot needs.
     // Returns false when there is no such snapshot.
     bool remove(const std::string& id);
-    // Removes snapshot dirs that have no snapshot.json; returns their ids.
+    // Removes snapshot dirs that have no snapshot.json, and the objects that
+    // they alone linked; returns their ids.
     // Call it under the venv lock: a create in progress looks incomplete.
     std::vector<std::string> cleanup_incomplete();
+    // Unlinks the objects no complete hard-link snapshot's index names
+    // (nothing when an index cannot be read); returns how many.
+    std::uint64_t collect_garbage();
 
     // Restores snapshot `id` into `venv`, exactly: checks the snapshot while
     // staging its tree (copies and clones beside the venv, hard links in the

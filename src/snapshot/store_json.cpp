@@ -102,7 +102,7 @@ std::string info_to_json(const SnapshotInfo& info) {
         dists.push_back({{"name", name}, {"version", version}});
     }
     doc["distributions"] = std::move(dists);
-    doc["index"] = {{"file", "index.json"},
+    doc["index"] = {{"file", info.index_file},
                     {"entries", info.entries},
                     {"file_bytes", info.file_bytes},
                     {"tree_digest", info.tree_digest}};
@@ -132,6 +132,10 @@ SnapshotInfo info_from_json(const std::string& text, const std::filesystem::path
         info.entries = index.at("entries").get<std::uint64_t>();
         info.file_bytes = index.at("file_bytes").get<std::uint64_t>();
         info.tree_digest = index.at("tree_digest").get<std::string>();
+        info.index_file = index.value("file", std::string("index.json"));
+        if (info.index_file != "index.tsv" && info.index_file != "index.json") {
+            throw std::runtime_error("unknown index file " + index.at("file").dump());
+        }
         return info;
     });
 }

@@ -73,6 +73,7 @@ inline std::string binary_blob(std::size_t size, unsigned seed) {
 
 inline const char* const kSitePackages = "lib/python3.12/site-packages";
 inline const std::string kVersionPy = std::string(kSitePackages) + "/torch/version.py";
+inline const std::string kInit = std::string(kSitePackages) + "/torch/__init__.py";
 
 inline ino_t inode_of(const std::filesystem::path& path) {
     struct stat st {};

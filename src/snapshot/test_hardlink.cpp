@@ -11,6 +11,7 @@
 #include "snapshot/link.hpp"
 #include "snapshot/reflink.hpp"
 #include "snapshot/store.hpp"
+#include "snapshot/store_json.hpp"
 #include "snapshot/test_fake_venv.hpp"
 #include "temp_dir.hpp"
 
@@ -54,14 +55,16 @@ TEST_SUITE("snapshot") {
         const TreeIndex index = f.store.index(info);
         const TreeEntry* e = index.find(kVersionPy);
         REQUIRE(e != nullptr);
-        const auto position = static_cast<std::size_t>(e - index.entries.data());
-        CHECK(inode_of(linked_file(info.dir / "tree", position)) == inode_of(f.venv / kVersionPy));
+        const fs::path objects = f.store.snapshots_dir() / ".objects";
+        CHECK(inode_of(object_file(objects, e->inode)) == inode_of(f.venv / kVersionPy));
         std::size_t files = 0;
-        for (const auto& entry : fs::directory_iterator(info.dir / "tree")) {
-            CHECK(entry.is_regular_file());  // flat: one link per file, nothing else
+        for (const auto& entry : fs::directory_iterator(objects)) {
+            CHECK(entry.is_regular_file());  // flat: one link per inode, nothing else
+            CHECK(entry.path().filename().string() == std::to_string(inode_of(entry.path())));
             ++files;
         }
         CHECK(files == 10);
+        CHECK_FALSE(fs::exists(info.dir / "tree"));
         CHECK(e->sha256.empty());
         CHECK(e->inode == inode_of(f.venv / kVersionPy));
         CHECK(e->ctime_ns != 0);
@@ -139,16 +142,20 @@ TEST_SUITE("snapshot") {
         }
     }
 
-    TEST_CASE("a link missing from or added to the flat tree is reported") {
+    TEST_CASE("an object missing from the store, or replaced by another file, is reported and refused") {
         LinkFixture f;
         const SnapshotInfo info = f.snap();
         const TreeIndex index = f.store.index(info);
-        const auto position = static_cast<std::size_t>(index.find(kVersionPy) - index.entries.data());
-        fs::remove(linked_file(info.dir / "tree", position));
-        write_bytes(info.dir / "tree/stray", "x");
+        const fs::path objects = f.store.snapshots_dir() / ".objects";
+        const fs::path version_object = object_file(objects, index.find(kVersionPy)->inode);
+        const fs::path init_object = object_file(objects, index.find(kInit)->inode);
+        fs::remove(version_object);
+        fs::remove(init_object);
+        write_bytes(init_object, "not the snapshot's inode\n");
         const auto problems = f.store.verify(info.id);
-        CHECK(problems == std::vector<std::string>{"missing: " + kVersionPy,
-                                                   "extra: " + (info.dir / "tree/stray").string()});
+        REQUIRE(problems.size() == 2);
+        CHECK(problems[0] == "content differs: " + kInit + " (" + init_object.string() + " is another file)");
+        CHECK(problems[1] == "missing: " + kVersionPy + " (" + version_object.string() + ")");
         CHECK(error_of([&] { (void)f.store.restore(info.id, f.venv); }).code() == ExitCode::rollback_failed);
     }
 
@@ -212,6 +219,82 @@ TEST_SUITE("snapshot") {
         CHECK(usage.disk_bytes < 2 * lib_bytes);
         CHECK(usage.snapshots[0].own_bytes < lib_bytes);      // deleting either one alone frees no lib
         CHECK(usage.snapshots[1].own_bytes < lib_bytes);
+    }
+
+    TEST_CASE("hard-link snapshots share one object per inode: a second snapshot links only what changed") {
+        LinkFixture f;
+        const fs::path objects = f.store.snapshots_dir() / ".objects";
+        const std::string lib = std::string(kSitePackages) + "/torch/lib/libtorch_cuda.so";
+        const auto first = f.snap();
+        const auto old_lib = inode_of(f.venv / lib);
+        const auto version_links = fs::hard_link_count(f.venv / kVersionPy);
+        CHECK(version_links == 2);  // the venv's and the object's
+        replace_file(f.venv / lib, "a new build");
+        const auto second = f.snap();
+        CHECK(fs::hard_link_count(f.venv / kVersionPy) == version_links);  // not linked again
+        const auto new_lib = inode_of(f.venv / lib);
+        CHECK(fs::exists(object_file(objects, old_lib)));
+        CHECK(fs::exists(object_file(objects, new_lib)));
+        std::size_t count = 0;
+        for ([[maybe_unused]] const auto& entry : fs::directory_iterator(objects)) {
+            ++count;
+        }
+        CHECK(count == 11);  // ten files, one of them in two versions
+        CHECK(f.store.verify(first.id).empty());
+        CHECK(f.store.verify(second.id).empty());
+
+        // Deleting the first frees the old lib only; the second still restores exactly.
+        const std::string at_second = f.digest();
+        CHECK(f.store.remove(first.id));
+        CHECK_FALSE(fs::exists(object_file(objects, old_lib)));
+        CHECK(fs::exists(object_file(objects, new_lib)));
+        CHECK(fs::exists(object_file(objects, inode_of(f.venv / kVersionPy))));
+        replace_file(f.venv / kVersionPy, "__version__ = 'broken'\n");
+        (void)f.store.restore(second.id, f.venv);
+        CHECK(f.digest() == at_second);
+        CHECK(f.store.remove(second.id));
+        CHECK(fs::is_empty(objects));
+    }
+
+    TEST_CASE("a hard-link snapshot taken before the object store is adopted into it and restores") {
+        LinkFixture f;
+        const std::string original = f.digest();
+        const SnapshotInfo info = f.snap();
+        const TreeIndex index = f.store.index(info);
+        const fs::path objects = f.store.snapshots_dir() / ".objects";
+        // As the previous version left it: tree/<position> links, index.json, no objects.
+        fs::create_directory(info.dir / "tree");
+        for (std::size_t i = 0; i < index.entries.size(); ++i) {
+            if (index.entries[i].type == EntryType::file) {
+                fs::create_hard_link(object_file(objects, index.entries[i].inode), info.dir / "tree" / std::to_string(i));
+            }
+        }
+        fs::remove_all(objects);
+        stackup::base::write_file_atomic(info.dir / "index.json", json_format::index_to_json(index));
+        fs::remove(info.dir / "index.tsv");
+        auto doc = nlohmann::json::parse(stackup::base::read_file(info.dir / "snapshot.json"));
+        doc["index"]["file"] = "index.json";
+        stackup::base::write_file_atomic(info.dir / "snapshot.json", doc.dump(2));
+
+        replace_file(f.venv / kVersionPy, "__version__ = 'broken'\n");
+        (void)f.store.restore(info.id, f.venv);
+        CHECK(f.digest() == original);
+        CHECK_FALSE(fs::exists(info.dir / "tree"));
+        CHECK(inode_of(object_file(objects, index.find(kVersionPy)->inode)) == inode_of(f.venv / kVersionPy));
+        CHECK(f.store.verify(info.id).empty());
+    }
+
+    TEST_CASE("objects a crashed create linked are dropped with its incomplete snapshot") {
+        LinkFixture f;
+        const auto info = f.snap();
+        const fs::path objects = f.store.snapshots_dir() / ".objects";
+        replace_file(f.venv / kVersionPy, "__version__ = 'new'\n");
+        const auto stray = object_file(objects, inode_of(f.venv / kVersionPy));
+        fs::create_hard_link(f.venv / kVersionPy, stray);  // linked, then the create died
+        fs::create_directory(f.store.snapshots_dir() / "20261203T000000Z-dead");
+        CHECK(f.store.cleanup_incomplete() == std::vector<std::string>{"20261203T000000Z-dead"});
+        CHECK_FALSE(fs::exists(stray));
+        CHECK(f.store.verify(info.id).empty());
     }
 
     TEST_CASE("an absent store uses nothing") {

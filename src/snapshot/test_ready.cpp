@@ -18,7 +18,7 @@ using namespace stackup::snapshot::testing;
 
 namespace {
 
-// A flat tree of links to the fake venv, as a hard-link snapshot holds it.
+// An object store of links to the fake venv, as a hard-link snapshot draws on it.
 struct ReadyFixture {
     stackup::testing::TempDir dir;
     fs::path venv = dir / "venv";
@@ -27,7 +27,7 @@ struct ReadyFixture {
     TreeIndex index;
     ReadyFixture() {
         build_fake_venv(venv);
-        index = link_tree(venv, flat);
+        index = link_tree(venv, flat).index;
     }
     Convergence converge() const { return converge_links(index, flat, ready, {}); }
     // The ready tree as restore needs it: the index's metadata, and the snapshot's own inodes.
@@ -45,7 +45,6 @@ struct ReadyFixture {
 };
 
 
-const std::string kInit = std::string(kSitePackages) + "/torch/__init__.py";
 
 }  // namespace
 
@@ -110,12 +109,12 @@ TEST_SUITE("snapshot") {
         CHECK_FALSE(fs::exists(fs::symlink_status(f.ready / "bin/python")));
     }
 
-    TEST_CASE("converge_links judges a file it must link by the flat tree's record") {
+    TEST_CASE("converge_links judges a file it must link by its object's record") {
         ReadyFixture f;
-        const auto position = static_cast<std::size_t>(f.index.find(kInit) - f.index.entries.data());
-        fs::remove(linked_file(f.flat, position));
+        const fs::path object = object_file(f.flat, f.index.find(kInit)->inode);
+        fs::remove(object);
         const Convergence c = f.converge();
-        CHECK(c.damage == std::vector<std::string>{"missing: " + kInit});
+        CHECK(c.damage == std::vector<std::string>{"missing: " + kInit + " (" + object.string() + ")"});
         CHECK_FALSE(fs::exists(f.ready));
     }
 
@@ -134,7 +133,9 @@ TEST_SUITE("snapshot") {
         const RestoreResult first = store.restore(info.id, venv);
         CHECK(tree_digest(index_tree(venv, Contents::hash)) == original);
         REQUIRE(fs::exists(info.dir / "ready"));
-        CHECK(store.prepare(info.id) == 0);  // the old tree was brought back to the snapshot
+        CHECK(fs::exists(info.dir / "ready/stray.py"));  // the replaced venv, as it was
+        CHECK(store.prepare(info.id) > 0);               // brought back to the snapshot
+        CHECK(store.prepare(info.id) == 0);
         CHECK_FALSE(fs::exists(info.dir / "ready/stray.py"));
         CHECK(inode_of(info.dir / "ready" / kInit) == inode_of(venv / kInit));
         REQUIRE(first.phases.size() == 6);
@@ -160,6 +161,7 @@ TEST_SUITE("snapshot") {
         fs::remove(venv / kInit);
         (void)store.restore(info.id, venv);
         CHECK(tree_digest(index_tree(venv, Contents::hash)) == original);
+        CHECK(store.prepare(info.id) > 0);  // the replaced venv lacked a file
         CHECK(store.prepare(info.id) == 0);
     }
 
@@ -174,7 +176,7 @@ TEST_SUITE("snapshot") {
         const SnapshotInfo copied = store.create(dir / "venv", {"t", "", {}, Strategy::copy});
         CHECK(store.prepare(copied.id) == 0);
         CHECK_FALSE(fs::exists(copied.dir / "ready"));
-        // The ready tree links the flat tree's inodes again: counted once.
+        // The ready tree links the objects' inodes again: counted once.
         const auto usage = store.usage();
         REQUIRE(usage.snapshots.size() == 2);
         CHECK(usage.snapshots[1].id == linked.id);

@@ -7,6 +7,7 @@
 #include "base/error.hpp"
 #include "base/fs.hpp"
 #include "snapshot/store.hpp"
+#include "snapshot/store_json.hpp"
 #include "snapshot/test_fake_venv.hpp"
 #include "temp_dir.hpp"
 
@@ -55,7 +56,7 @@ void rewrite_same_size(const fs::path& path) {
 }  // namespace
 
 TEST_SUITE("snapshot") {
-    TEST_CASE("create writes tree, index.json and a versioned snapshot.json") {
+    TEST_CASE("create writes tree, index.tsv and a versioned snapshot.json") {
         Fixture f;
         const std::string original = f.digest();
         const SnapshotInfo info = f.snap();
@@ -78,7 +79,8 @@ TEST_SUITE("snapshot") {
         CHECK(doc.at("venv") == info.venv.string());
         CHECK(doc.at("distributions")[0].at("name") == "torch");
         CHECK(doc.at("distributions")[0].at("version") == "2.10.0+cu128");
-        CHECK(nlohmann::json::parse(stackup::base::read_file(info.dir / "index.json")).at("format") == 1);
+        CHECK(doc.at("index").at("file") == "index.tsv");
+        CHECK(stackup::base::read_file(info.dir / "index.tsv").rfind("stackup snapshot index 2\n", 0) == 0);
 
         CHECK(f.store.find(info.id) == info);
         CHECK(f.store.index(info) == index_tree(f.venv, Contents::hash));
@@ -145,15 +147,39 @@ TEST_SUITE("snapshot") {
         CHECK(f.store.verify(info.id) == std::vector<std::string>{"content differs: " + rel});
     }
 
-    TEST_CASE("a snapshot whose index.json was altered is refused") {
+    TEST_CASE("a snapshot whose index.tsv was altered is refused") {
         Fixture f;
         const SnapshotInfo info = f.snap();
-        std::string index = stackup::base::read_file(info.dir / "index.json");
-        index.replace(index.find("\"0755\""), 6, "\"0777\"");
-        stackup::base::write_file_atomic(info.dir / "index.json", index);
+        const std::string before = f.digest();
+        std::string index = stackup::base::read_file(info.dir / "index.tsv");
+        index.replace(index.find("\t755\t"), 5, "\t777\t");
+        stackup::base::write_file_atomic(info.dir / "index.tsv", index);
         const Error e = error_of([&] { (void)f.store.restore(info.id, f.venv); });
         CHECK(e.code() == ExitCode::rollback_failed);
-        CHECK(std::string(e.what()).find((info.dir / "index.json").string()) != std::string::npos);
+        CHECK(std::string(e.what()).find((info.dir / "index.tsv").string()) != std::string::npos);
+        CHECK(f.digest() == before);
+    }
+
+    TEST_CASE("a snapshot taken before index.tsv (index.json, format 1) still restores") {
+        Fixture f;
+        const std::string original = f.digest();
+        const SnapshotInfo info = f.snap();
+        // As the previous version left it: index.json, and snapshot.json naming it.
+        stackup::base::write_file_atomic(info.dir / "index.json",
+                                         json_format::index_to_json(f.store.index(info)));
+        fs::remove(info.dir / "index.tsv");
+        auto doc = nlohmann::json::parse(stackup::base::read_file(info.dir / "snapshot.json"));
+        doc["index"]["file"] = "index.json";
+        stackup::base::write_file_atomic(info.dir / "snapshot.json", doc.dump(2));
+        CHECK(f.store.find(info.id)->index_file == "index.json");
+        write_bytes(f.venv / "stray.py", "x");
+        (void)f.store.restore(info.id, f.venv);
+        CHECK(f.digest() == original);
+
+        doc["index"]["file"] = "../../elsewhere";
+        stackup::base::write_file_atomic(info.dir / "snapshot.json", doc.dump(2));
+        const Error e = error_of([&] { (void)f.store.find(info.id); });
+        CHECK(std::string(e.what()).find("unknown index file") != std::string::npos);
     }
 
     TEST_CASE("restore refuses an unknown id and a venv the snapshot was not taken of") {

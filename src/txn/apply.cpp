@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "base/error.hpp"
 #include "base/fs.hpp"
@@ -310,6 +311,34 @@ snapshot::SnapshotInfo take_snapshot(snapshot::Store& store, const manifest::Man
     return snap;
 }
 
+// Builds the snapshot's ready tree (Store::prepare) on a thread of its own
+// while the steps run, so that a rollback finds it and need not make 2,000
+// directories and 20,000 links then. A cache: when it fails, the restore
+// builds it. Finished before anything else touches the snapshot.
+class Preparer {
+public:
+    Preparer(const snapshot::Store& store, const std::string& id)
+        : thread_([&store, id] {
+              try {
+                  (void)store.prepare(id);
+              } catch (const std::exception& e) {
+                  base::log::debug("snapshot " + id + ": no ready tree ahead of a rollback: " + e.what());
+              }
+          }) {}
+    Preparer(const Preparer&) = delete;
+    Preparer& operator=(const Preparer&) = delete;
+    ~Preparer() { finish(); }
+
+    void finish() {
+        if (thread_.joinable()) {
+            thread_.join();
+        }
+    }
+
+private:
+    std::thread thread_;
+};
+
 // A hard-link snapshot shares inodes with the venv: something that wrote a venv
 // file in place during the apply changed the snapshot too. The integrity record
 // tells at lstat cost; a copy has nothing to share.
@@ -372,6 +401,7 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
     report.snapshot_id = snap.id;
     report.snapshot_path = snap.dir;
     observer.snapshot_taken(snap.id, report.snapshot_path);
+    Preparer preparer(store, snap.id);
 
     Run run(m, options, observer, env, requirements_file(options.state_dir, 0).parent_path());
     try {
@@ -385,6 +415,7 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
         report.outcome = Outcome::installer_failed;
         report.failure = std::string("the run stopped: ") + e.what();
     }
+    preparer.finish();
     if (report.outcome != Outcome::applied) {
         roll_back(store, options, observer, journal, report);
         return report;

@@ -4,13 +4,15 @@
 Generates a venv-like tree (20,000 files, about 800 MB, 2,200 dirs, symlinks) in
 a temp dir on the filesystem of --dir (default /work); times --runs times each
 `cp -a` of the tree and `cp -a` followed by `sync`; then, --runs times for each
-strategy (hardlink, reflink where the filesystem clones, copy), one snapshot
-create and two restores through the skipped doctest case 'snapshot bench
-driver' (before each restore the driver replaces 2% of the files as uv would
-and adds a package). Prints the median of every figure and its ratio to both
-baselines' medians, every run's figure, and where the median restores spent
-their time. Targets (issue 4): hardlink and reflink create and restore <= 0.05
-x cp -a; copy no slower than cp -a.
+strategy (hardlink, reflink where the filesystem clones, copy), through the
+skipped doctest case 'snapshot bench driver', what apply does: one snapshot
+create into an empty store, a prepare of its ready tree (apply runs it while uv
+does), two restores (before each the driver replaces 2% of the files as uv
+would and adds a package), and a second create after a third such upgrade, the
+store then holding every file but the upgrade's. Prints the median of every
+figure and its ratio to both baselines' medians, every run's figure, and where
+the median restores spent their time. Targets (issue 4): hardlink and reflink
+create and restore <= 0.05 x cp -a; copy no slower than cp -a.
 
 On this machine's ext4 (no journal) every new inode costs a scan past the
 inodes freed in the last 1-6 minutes, so a figure taken after a big delete is
@@ -105,17 +107,18 @@ def reflink_skip_reason(work):
 
 
 def drive(tests, tree, state, strategy):
-    """(create_s, [restore_s, ...], [{phase: s}, ...]) of one driver run."""
+    """(create_s, prepare_s, create_again_s, [restore_s, ...], [{phase: s}, ...]) of one driver run."""
     env = dict(os.environ, STACKUP_BENCH_TREE=tree, STACKUP_BENCH_STATE=state,
                STACKUP_BENCH_STRATEGY=strategy, STACKUP_BENCH_RESTORES="2")
     out = run([tests, "-tc=snapshot bench driver", "--no-skip", "--no-intro"], env)
-    m = re.search(r"bench strategy=(\S+) .* create_s=([\d.]+) restore_s=(\S+) phases=(\S.*)", out)
+    m = re.search(r"bench strategy=(\S+) .* create_s=([\d.]+) prepare_s=([\d.]+) create_again_s=([\d.]+) "
+                  r"restore_s=(\S+) phases=(\S.*)", out)
     if not m or m.group(1) != strategy:
         sys.exit(f"driver printed no figures for {strategy}:\n{out}")
-    restores = [float(s) for s in m.group(3).split(",")]
+    restores = [float(s) for s in m.group(5).split(",")]
     phases = [dict((name, float(s)) for name, s in (p.split(":") for p in one.split(",")))
-              for one in m.group(4).strip().split(";")]
-    return float(m.group(2)), restores, phases
+              for one in m.group(6).strip().split(";")]
+    return float(m.group(2)), float(m.group(3)), float(m.group(4)), restores, phases
 
 
 def settle(seconds):
@@ -134,13 +137,16 @@ def report(base, rows, phases, skipped):
     for name, values in base.items():
         print(f"{name:<24}{statistics.median(values):>10.3f}   {fmt_runs(values)}")
     print()
-    print(f"{'strategy / step':<24}{'median s':>10}{'/ cp -a':>10}{'/ cp -a+sync':>14}   runs")
+    print(f"{'strategy / step':<26}{'median s':>10}{'/ cp -a':>10}{'/ cp -a+sync':>14}   runs")
     for (strategy, step), values in rows.items():
         med = statistics.median(values)
-        print(f"{strategy + ' ' + step:<24}{med:>10.3f}{med / cp:>10.3f}{med / cps:>14.3f}   {fmt_runs(values)}")
+        print(f"{strategy + ' ' + step:<26}{med:>10.3f}{med / cp:>10.3f}{med / cps:>14.3f}   {fmt_runs(values)}")
     for line in skipped:
         print(line)
     print("targets: hardlink and reflink create and restore <= 0.05 x cp -a; copy <= 1.0 x cp -a")
+    print("create: into an empty store; create again: after a committed upgrade, the store holding all but its")
+    print("files (what every apply after the first pays); prepare: the ready tree, built while uv runs;")
+    print("restore: after prepare (a failed apply's rollback); restore again: no prepare between")
     print()
     print("where the restores went (median s per phase):")
     for (strategy, step), runs in phases.items():
@@ -182,9 +188,11 @@ def main():
         for strategy in strategies:
             for r in range(args.runs):
                 settle(args.settle)
-                create_s, restores, restore_phases = drive(tests, tree, os.path.join(work, f"state-{strategy}-{r}"),
-                                                           strategy)
+                create_s, prepare_s, again_s, restores, restore_phases = drive(
+                    tests, tree, os.path.join(work, f"state-{strategy}-{r}"), strategy)
                 rows.setdefault((strategy, "create"), []).append(create_s)
+                rows.setdefault((strategy, "create again"), []).append(again_s)
+                rows.setdefault((strategy, "prepare"), []).append(prepare_s)
                 for step, seconds, p in zip(("restore", "restore again"), restores, restore_phases):
                     rows.setdefault((strategy, step), []).append(seconds)
                     phases.setdefault((strategy, step), []).append(p)

@@ -1,6 +1,8 @@
 """(g) `stackup rollback` after a successful apply restores the pre-apply tree exactly:
 once with the very command apply printed under "to undo:" (state dir and snapshot id
-included), once as plain `stackup rollback --venv V` (the latest snapshot)."""
+included), once as plain `stackup rollback --venv V` (the latest snapshot). The apply
+left the snapshot's ready tree built, equal to the pre-apply venv (fails if apply stops
+preparing it while uv runs, or prepares a wrong one)."""
 import shlex
 
 import harness
@@ -27,6 +29,8 @@ def scenario(t):
     check_rc(applied, 0)
     check_module(t.module(venv, "torch"), TORCH_CU130, "13.0")
     check(t.tree(venv) != before, "the apply changed nothing")
+    (ready,) = t.state_dir.glob("*/snapshots/*/ready")
+    t.assert_tree(ready, before, "the ready tree apply built while uv ran")
 
     check_rc(run(undo_command(applied), env=child_env({"STACKUP_UV": t.uv_path})), 0)
     t.assert_tree(venv, before, "after the printed undo command")

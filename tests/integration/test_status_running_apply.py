@@ -32,7 +32,7 @@ def scenario(t):
 
     after = t.stackup("status", manifest)
     check_rc(after, 0)
-    snaps = [p.name for p in t.state_dir.glob("*/snapshots/*")]
+    snaps = [p.name for p in t.state_dir.glob("*/snapshots/*") if not p.name.startswith(".")]
     check(len(snaps) == 1, f"expected the apply's one snapshot: {snaps}")
     check_says(after, "none open", "last apply:  committed", str(manifest), snaps[0],
                "before apply of", "entries", "KiB", "store on disk", "only in this snapshot")
