@@ -124,7 +124,7 @@ Linked link_tree(const std::filesystem::path& src, const std::filesystem::path& 
             linked.push_back(e);
         });
         if (!missing.empty()) {
-            base::sync_filesystem(objects);
+            base::fsync_dir(objects);  // the new names; the index that needs them is written after
         }
     } catch (...) {
         unlink_new(objects_fd.get(), linked);
