@@ -1,6 +1,10 @@
 #include "venv/probe.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 
 #include <nlohmann/json.hpp>
 
@@ -97,6 +101,30 @@ Facts parse_probe_result(const std::string& json_text) {
     return facts;
 }
 
+namespace {
+
+// Everything written to the file open as `fd`, from its start.
+std::string read_answer(int fd) {
+    std::string text;
+    char buf[65536];
+    for (off_t at = 0;;) {
+        const ssize_t n = ::pread(fd, buf, sizeof buf, at);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            throw base::errno_error(errno, "cannot read the venv probe's answer");
+        }
+        if (n == 0) {
+            return text;
+        }
+        text.append(buf, static_cast<std::size_t>(n));
+        at += n;
+    }
+}
+
+}  // namespace
+
 Facts probe(const std::filesystem::path& venv, const std::vector<ImportRequest>& requests,
             const base::Environment& env) {
     auto python = python_of(venv);
@@ -104,19 +132,21 @@ Facts probe(const std::filesystem::path& venv, const std::vector<ImportRequest>&
         throw Error(ExitCode::preflight_failed, "no python in venv " + venv.string() + " (looked for " +
                                                     python.string() + ")");
     }
-    auto tmp = base::make_temp_dir(std::filesystem::temp_directory_path(), "stackup-probe-");
-    auto out = tmp / "facts.json";
-    base::ProcessSpec spec{{python.string(), "-I", "-B", "-c", kProbeScript, probe_request_json(requests), out.string()},
+    // The answer goes to an anonymous file the child opens through /proc: a
+    // kill -9 of stackup meanwhile leaves nothing behind in /tmp.
+    const base::UniqueFd answer(::memfd_create("stackup-probe", MFD_CLOEXEC));
+    if (!answer) {
+        throw base::errno_error(errno, "cannot create the venv probe's answer file");
+    }
+    const std::string out = "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(answer.get());
+    base::ProcessSpec spec{{python.string(), "-I", "-B", "-c", kProbeScript, probe_request_json(requests), out},
                            env, std::nullopt};
     auto result = base::run_process(spec);
-    std::error_code ec;
-    if (!result.ok() || !std::filesystem::exists(out)) {
-        std::filesystem::remove_all(tmp, ec);
+    std::string text = read_answer(answer.get());
+    if (!result.ok() || text.empty()) {
         throw Error(ExitCode::preflight_failed, "cannot inspect venv " + venv.string() + ": " + python.string() +
                                                     " " + result.describe() + "\n" + result.output);
     }
-    std::string text = base::read_file(out);
-    std::filesystem::remove_all(tmp, ec);
     try {
         return parse_probe_result(text);
     } catch (const nlohmann::json::exception& e) {

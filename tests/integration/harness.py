@@ -242,12 +242,14 @@ class Test:
         log.seek(0)
         raise AssertionError(f"the apply never reached {held} (rc {rc})\n{log.read()}")
 
-    def background_apply(self, manifest, log_name, *extra):
-        """Starts `stackup apply MANIFEST EXTRA...` in the background; returns (process, log file)."""
+    def background_apply(self, manifest, log_name, *extra, env=None):
+        """Starts `stackup apply MANIFEST EXTRA...` in the background, `env` added to its
+        environment; returns (process, log file)."""
         argv = [find_stackup(), "apply", manifest, *extra, "--state-dir", self.state_dir]
         log = open(self.tmp / log_name, "w+")
         proc = subprocess.Popen([str(a) for a in argv], stdin=subprocess.DEVNULL, stdout=log,
-                                stderr=subprocess.STDOUT, env=child_env({"STACKUP_UV": self.uv_path}))
+                                stderr=subprocess.STDOUT,
+                                env=child_env({"STACKUP_UV": self.uv_path, **(env or {})}))
         return proc, log
 
     def venv_state(self, venv):

@@ -3,6 +3,8 @@ slowimport 2.0, whose import (in the python stackup runs to verify the step) wri
 marker and then sleeps. Once the marker is there, stackup alone is killed. Then:
 - the verifying python does not outlive stackup, and no process is left at work in the venv
   (fails if the child is started without PR_SET_PDEATHSIG, or in a way that escapes it);
+- nothing is left in the apply's TMPDIR (fails if the probe's answer goes through a temp
+  file that only a living stackup removes);
 - the journal ends in `step_running` for step 1 after `snapshot_taken` (fails if a record
   is written late, or kept in a user-space buffer that the kill loses);
 - the next `apply` exits 7, not 6 (a surviving child would still hold the inherited lock),
@@ -30,7 +32,9 @@ def scenario(t):
                    "expect": {"slowimport": {"version": "==2.0"}}}]})
     before = t.tree(venv)
 
-    apply, log = t.background_apply(manifest, "killed-apply.log")
+    tmpdir = t.tmp / "apply-tmpdir"
+    tmpdir.mkdir()
+    apply, log = t.background_apply(manifest, "killed-apply.log", env={"TMPDIR": str(tmpdir)})
     try:
         harness.wait_for(lambda: marker.exists() or apply.poll() is not None,
                          "the verification's import of slowimport 2.0")
@@ -45,6 +49,7 @@ def scenario(t):
 
     t.assert_nothing_left("after kill -9 of stackup while it verified")
     check(not harness.pid_alive(verifier), f"the verifying python {verifier} outlived stackup")
+    check(not list(tmpdir.iterdir()), f"the killed apply left {list(tmpdir.iterdir())} in its TMPDIR")
 
     records = harness.journal_records(t.venv_state(venv) / "journal")
     print(f"journal: {records}", flush=True)
