@@ -4,7 +4,8 @@ checked against the stackup binary so that they cannot drift from it.
 
 - Every command and long option that `stackup --help` and each command's
   `--help` list must be named in the bash completion, the zsh completion and
-  the man page (options the binary does not have yet may be there already).
+  the man page (options the binary does not have yet may be there already);
+  each command's `--help` lists the common options too.
 - The bash completion is driven for real (COMP_WORDS, COMP_CWORD, then its
   function): commands, the snapshots commands, each command's options,
   the --snapshot-strategy values, manifest and plan files, directories, and
@@ -68,9 +69,10 @@ class Help:
         self.choices = {}
         section = None
         for line in text.splitlines():
-            header = re.match(r"^(\w+):\s*$", line)
+            header = re.match(r"^(\w[\w ]*?)(?: \(.*\))?:\s*$", line)
             if header:
-                section = header.group(1).lower()
+                # "Options", "Subcommands", "Common options (before or after the command)".
+                section = "options" if header.group(1).lower() == "common options" else header.group(1).lower()
                 continue
             entry = re.match(r"^  (\S+)", line)
             if not entry:
@@ -102,6 +104,17 @@ def collect_help(binary):
 
     walk(())
     return out
+
+
+def check_common_options(helps):
+    """Each command's --help lists the options every command takes, as `stackup --help` does."""
+    common = helps[()].long_options - {"--help", "--version"}
+    check(common, "`stackup --help` lists common options")
+    for path, help_ in helps.items():
+        if path:
+            missing = common - help_.long_options
+            check(not missing, f"`stackup {' '.join(path)} --help` lists the common options",
+                  f"missing: {sorted(missing)}")
 
 
 # ---------------------------------------------------------------- bash
@@ -399,6 +412,7 @@ def main():
         return 125
 
     helps = collect_help(binary)
+    check_common_options(helps)
     man_text, warnings = render_man()
     if man_text is None:
         skip("groff is not installed: the man page was neither rendered nor linted; "

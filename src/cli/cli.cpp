@@ -40,6 +40,31 @@ void add_common_options(CLI::App& app, CommonOptions& common, bool& verbose, boo
     app.add_flag("-q,--quiet", quiet, "say only what failed");
 }
 
+// Each command's --help ends with the options every command takes, as
+// `stackup --help` has them (names, placeholders and descriptions).
+std::string common_options_footer(const CLI::App& app) {
+    constexpr std::size_t kColumn = 30;  // where CLI11 starts descriptions
+    std::string out = "Common options (before or after the command):";
+    for (const CLI::Option* option : app.get_options()) {
+        const std::string names = option->get_name(false, true);
+        if (names.find("--help") != std::string::npos || names.find("--version") != std::string::npos) {
+            continue;
+        }
+        std::string left = "  " + names;
+        if (option->get_expected_min() > 0) {
+            const std::string type = option->get_type_name();
+            left += " " + type.substr(0, type.find(':'));  // "SECONDS", not "SECONDS:POSITIVE"
+        }
+        left += left.size() < kColumn ? std::string(kColumn - left.size(), ' ') : "\n" + std::string(kColumn, ' ');
+        std::string description = option->get_description();
+        if (!option->get_envname().empty()) {
+            description += " (env " + option->get_envname() + ")";
+        }
+        out += "\n" + left + description;
+    }
+    return out;
+}
+
 // Known before parsing, so that a usage error is a JSON document too.
 bool asks_for_json(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
@@ -120,9 +145,11 @@ int run(int argc, char** argv) {
     bool quiet = false;
     add_common_options(app, common, verbose, quiet);
 
+    const std::string footer = common_options_footer(app);
     std::function<int()> chosen;
     for (const auto& command : commands()) {
         CLI::App* sub = app.add_subcommand(command.name, command.summary);
+        sub->footer(footer);
         auto runner = std::make_shared<std::function<int()>>(command.setup(*sub, common));
         std::string name = command.name;
         sub->callback([&chosen, &common, runner, name] {
