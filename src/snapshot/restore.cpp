@@ -93,10 +93,14 @@ bool exists_nofollow(const std::filesystem::path& path) {
          " was not touched; the snapshot is at " + info.dir.string());
 }
 
+// A tree ready to be swapped in, and whether it must be synced first.
+struct Staged {
+    std::filesystem::path tree;
+    bool unsynced = true;  // false: prepare() left it exactly so, and on disk
+};
+
 // Hard links: the ready tree, checked and brought up to date; it is staged where it lies.
-// `changes` says how many entries that took (none: prepare() left it ready and on disk).
-std::filesystem::path stage_ready(const SnapshotInfo& info, const TreeIndex& expected,
-                                  const std::filesystem::path& venv, std::uint64_t& changes) {
+Staged stage_ready(const SnapshotInfo& info, const TreeIndex& expected, const std::filesystem::path& venv) {
     const auto ready = info.dir / detail::kReadyDir;
     Convergence converged;
     try {
@@ -107,15 +111,13 @@ std::filesystem::path stage_ready(const SnapshotInfo& info, const TreeIndex& exp
     if (!converged.damage.empty()) {
         refuse_damaged(info, venv, converged.damage);
     }
-    changes = converged.changes;
-    return ready;
+    return {ready, converged.changes != 0};
 }
 
 // Copies and clones: a copy of the snapshot tree beside the venv. A sibling:
 // same filesystem, so the swap is a rename, and the same parent, so the rename
 // does not touch the tree's own ".." (nor, on XFS, its mtime).
-std::filesystem::path stage_copy(const SnapshotInfo& info, const TreeIndex& expected,
-                                 const std::filesystem::path& venv) {
+Staged stage_copy(const SnapshotInfo& info, const TreeIndex& expected, const std::filesystem::path& venv) {
     const auto tree = info.dir / detail::kTreeDir;
     const auto staged = venv.parent_path() / ("." + venv.filename().string() + ".stackup-restore-" + info.id +
                                               "-" + detail::random_hex4());
@@ -145,7 +147,7 @@ std::filesystem::path stage_copy(const SnapshotInfo& info, const TreeIndex& expe
         discard_after_failure(staged);
         refuse_damaged(info, venv, differences);
     }
-    return staged;
+    return {staged};
 }
 
 void sync_staged(const SnapshotInfo& info, const std::filesystem::path& staged, const std::filesystem::path& venv) {
@@ -273,15 +275,14 @@ RestoreResult Store::restore(const std::string& id, const std::filesystem::path&
     }
     const bool venv_exists = exists_nofollow(venv);
     clock.lap("load");
-    std::uint64_t changes = 1;  // copies and clones: all new
-    const auto staged = info->strategy == Strategy::hardlink ? stage_ready(*info, expected, venv, changes)
-                                                             : stage_copy(*info, expected, venv);
+    const Staged staged = info->strategy == Strategy::hardlink ? stage_ready(*info, expected, venv)
+                                                               : stage_copy(*info, expected, venv);
     clock.lap("stage");
-    if (changes != 0) {
-        sync_staged(*info, staged, venv);
+    if (staged.unsynced) {
+        sync_staged(*info, staged.tree, venv);
     }
     clock.lap("sync");
-    const detail::Swap swap = detail::swap_into_place(staged, venv, venv_exists);
+    const detail::Swap swap = detail::swap_into_place(staged.tree, venv, venv_exists);
     RestoreResult result{id, venv, "", swap.atomic, {}, {}};
     put_back_root_mtime(expected, venv, result);
     make_swap_durable(venv, result);

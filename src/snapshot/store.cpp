@@ -302,6 +302,35 @@ std::uint64_t Store::seal(const std::string& id) {
 }
 
 bool Store::remove(const std::string& id) {
+    const bool removed = remove_dir(id);
+    if (removed) {
+        collect_garbage();
+    }
+    return removed;
+}
+
+Store::Removal Store::remove(const std::vector<std::string>& ids) {
+    Removal out;
+    for (const auto& id : ids) {
+        try {
+            if (remove_dir(id)) {
+                out.removed.push_back(id);
+            }
+        } catch (const std::exception& e) {
+            out.failed.emplace_back(id, e.what());
+        }
+    }
+    if (!out.removed.empty()) {
+        try {
+            collect_garbage();  // once: it reads every remaining snapshot's index
+        } catch (const std::exception& e) {
+            out.garbage_error = e.what();
+        }
+    }
+    return out;
+}
+
+bool Store::remove_dir(const std::string& id) {
     const auto dir = snapshots_dir_ / id;
     struct stat st {};
     if (!valid_id(id) || ::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -313,7 +342,6 @@ bool Store::remove(const std::string& id) {
     base::fsync_dir(dir);
     remove_tree(dir);
     base::fsync_dir(snapshots_dir_);
-    collect_garbage();
     return true;
 }
 

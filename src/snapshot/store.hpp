@@ -140,6 +140,14 @@ public:
     // incomplete one; then the objects no other snapshot needs.
     // Returns false when there is no such snapshot.
     bool remove(const std::string& id);
+    // Removes several, then the objects none of the rest needs, once; a failure
+    // to remove one is recorded and the others still go.
+    struct Removal {
+        std::vector<std::string> removed;                          // ids, in the order given
+        std::vector<std::pair<std::string, std::string>> failed;  // (id, why)
+        std::string garbage_error;  // why the unneeded objects could not all be removed; "" when they were
+    };
+    Removal remove(const std::vector<std::string>& ids);
     // Removes snapshot dirs that have no snapshot.json, and the objects that
     // they alone linked; returns their ids.
     // Call it under the venv lock: a create in progress looks incomplete.
@@ -157,6 +165,9 @@ public:
     [[nodiscard]] RestoreResult restore(const std::string& id, const std::filesystem::path& venv) const;
 
 private:
+    // remove() without the objects: snapshot.json first, then the dir; false when there is none.
+    bool remove_dir(const std::string& id);
+
     std::filesystem::path snapshots_dir_;
 };
 

@@ -20,6 +20,9 @@
 
 #include "base/error.hpp"
 #include "base/fs.hpp"
+#include "snapshot/store.hpp"
+#include "snapshot/tree.hpp"
+#include "temp_dir.hpp"
 
 namespace stackup::snapshot::testing {
 
@@ -130,5 +133,18 @@ inline void build_fake_venv(const std::filesystem::path& root) {
     set_mode(root, 0750);
     pin_mtimes(root);
 }
+
+// A fake venv in a temp dir and a store beside it, for the hard-link tests.
+struct LinkFixture {
+    stackup::testing::TempDir dir;
+    std::filesystem::path venv = dir / "venv";
+    Store store{dir / "state"};
+    LinkFixture() { build_fake_venv(venv); }
+
+    SnapshotInfo snap(Strategy strategy = Strategy::hardlink) {
+        return store.create(venv, {"before apply", "/etc/m.yaml", {{"torch", "2.10.0+cu128"}}, strategy});
+    }
+    std::string digest() const { return tree_digest(index_tree(venv, Contents::hash)); }
+};
 
 }  // namespace stackup::snapshot::testing

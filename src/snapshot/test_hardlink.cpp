@@ -23,17 +23,6 @@ using stackup::ExitCode;
 
 namespace {
 
-struct LinkFixture {
-    stackup::testing::TempDir dir;
-    fs::path venv = dir / "venv";
-    Store store{dir / "state"};
-    LinkFixture() { build_fake_venv(venv); }
-
-    SnapshotInfo snap(Strategy strategy = Strategy::hardlink) {
-        return store.create(venv, {"before apply", "/etc/m.yaml", {{"torch", "2.10.0+cu128"}}, strategy});
-    }
-    std::string digest() const { return tree_digest(index_tree(venv, Contents::hash)); }
-};
 
 
 // What uv does: a new inode at the same path.
@@ -282,6 +271,39 @@ TEST_SUITE("snapshot") {
         CHECK_FALSE(fs::exists(info.dir / "tree"));
         CHECK(inode_of(object_file(objects, index.find(kVersionPy)->inode)) == inode_of(f.venv / kVersionPy));
         CHECK(f.store.verify(info.id).empty());
+    }
+
+    TEST_CASE("removing several snapshots at once drops the objects only they needed, and skips unknown ids") {
+        LinkFixture f;
+        const fs::path objects = f.store.snapshots_dir() / ".objects";
+        const std::string lib = std::string(kSitePackages) + "/torch/lib/libtorch_cuda.so";
+        const auto first = f.snap();
+        const auto first_lib = inode_of(f.venv / lib);
+        replace_file(f.venv / lib, "build 2");
+        const auto second = f.snap();
+        const auto second_lib = inode_of(f.venv / lib);
+        replace_file(f.venv / lib, "build 3");
+        const auto third = f.snap();
+        const auto removal = f.store.remove(std::vector<std::string>{first.id, "no-such-id", second.id});
+        CHECK(removal.removed == std::vector<std::string>{first.id, second.id});
+        CHECK(removal.failed.empty());
+        CHECK(removal.garbage_error.empty());
+        CHECK_FALSE(fs::exists(object_file(objects, first_lib)));
+        CHECK_FALSE(fs::exists(object_file(objects, second_lib)));
+        CHECK(f.store.verify(third.id).empty());
+    }
+
+    TEST_CASE("while one snapshot's index cannot be read, deleting another drops no object") {
+        LinkFixture f;
+        const fs::path objects = f.store.snapshots_dir() / ".objects";
+        const std::string lib = std::string(kSitePackages) + "/torch/lib/libtorch_cuda.so";
+        const auto first = f.snap();
+        const auto old_lib = inode_of(f.venv / lib);
+        replace_file(f.venv / lib, "a new build");
+        const auto second = f.snap();
+        stackup::base::write_file_atomic(second.dir / "index.tsv", "not an index\n");
+        CHECK(f.store.remove(first.id));
+        CHECK(fs::exists(object_file(objects, old_lib)));  // what the unreadable one needs is unknown
     }
 
     TEST_CASE("objects a crashed create linked are dropped with its incomplete snapshot") {

@@ -119,12 +119,11 @@ TEST_SUITE("snapshot") {
     }
 
     TEST_CASE("a hardlink restore leaves the replaced venv behind as the next ready tree") {
-        stackup::testing::TempDir dir;
-        const fs::path venv = dir / "venv";
-        build_fake_venv(venv);
-        const std::string original = tree_digest(index_tree(venv, Contents::hash));
-        Store store(dir / "state");
-        const SnapshotInfo info = store.create(venv, {"t", "", {}, Strategy::hardlink});
+        LinkFixture f;
+        const fs::path& venv = f.venv;
+        Store& store = f.store;
+        const std::string original = f.digest();
+        const SnapshotInfo info = f.snap();
         CHECK_FALSE(fs::exists(info.dir / "ready"));
 
         fs::remove(venv / kInit);
@@ -148,12 +147,11 @@ TEST_SUITE("snapshot") {
     }
 
     TEST_CASE("a hardlink restore recreates a deleted venv, and builds the ready tree again next time") {
-        stackup::testing::TempDir dir;
-        const fs::path venv = dir / "venv";
-        build_fake_venv(venv);
-        const std::string original = tree_digest(index_tree(venv, Contents::hash));
-        Store store(dir / "state");
-        const SnapshotInfo info = store.create(venv, {"t", "", {}, Strategy::hardlink});
+        LinkFixture f;
+        const fs::path& venv = f.venv;
+        Store& store = f.store;
+        const std::string original = f.digest();
+        const SnapshotInfo info = f.snap();
         fs::remove_all(venv);
         (void)store.restore(info.id, venv);
         CHECK(tree_digest(index_tree(venv, Contents::hash)) == original);

@@ -106,6 +106,56 @@ TEST_SUITE("snapshot") {
         CHECK(hashed == meta);
     }
 
+    TEST_CASE("identity records each file's type and inode only, dirs and symlinks in full") {
+        stackup::testing::TempDir dir;
+        build_fake_venv(dir / "venv");
+        const TreeIndex records = index_tree(dir / "venv", Contents::records);
+        const TreeIndex identity = index_tree(dir / "venv", Contents::identity);
+        REQUIRE(identity.entries.size() == records.entries.size());
+        for (std::size_t i = 0; i < records.entries.size(); ++i) {
+            const TreeEntry& want = records.entries[i];
+            const TreeEntry& got = identity.entries[i];
+            CHECK(got.path == want.path);
+            CHECK(got.type == want.type);
+            if (want.type == EntryType::file) {
+                CHECK(got.inode == want.inode);
+                CHECK(got.mode == 0);  // not looked at
+                CHECK(got.mtime_ns == 0);
+            } else {
+                CHECK(got.mode == want.mode);
+                CHECK(got.mtime_ns == want.mtime_ns);
+                CHECK(got.target == want.target);
+            }
+        }
+        CHECK(diff_identity(records, identity).empty());
+    }
+
+    TEST_CASE("diff_identity: files by inode, everything else as diff does") {
+        stackup::testing::TempDir dir;
+        build_fake_venv(dir / "venv");
+        const TreeIndex before = index_tree(dir / "venv", Contents::records);
+        const auto version_inode = inode_of(dir / "venv" / kVersionPy);
+        set_mode(dir / "venv" / kInit, 0600);  // on the inode: not a file's identity
+        write_bytes(dir / "venv/new.tmp", "replaced\n");  // a new inode while the old one lives: not reused
+        fs::rename(dir / "venv/new.tmp", dir / "venv" / kVersionPy);
+        write_bytes(dir / "venv/stray.py", "x");
+        fs::remove(dir / "venv/bin/python");
+        const TreeIndex after = index_tree(dir / "venv", Contents::identity);
+        const auto problems = diff_identity(before, after);
+        CHECK(std::find(problems.begin(), problems.end(),
+                        "inode differs: " + kVersionPy + ": " + std::to_string(version_inode) + " -> " +
+                            std::to_string(inode_of(dir / "venv" / kVersionPy))) != problems.end());
+        CHECK(std::find(problems.begin(), problems.end(), "extra: stray.py") != problems.end());
+        CHECK(std::find(problems.begin(), problems.end(), "missing: bin/python") != problems.end());
+        CHECK(std::none_of(problems.begin(), problems.end(),
+                           [](const std::string& p) { return p.find(kInit) != std::string::npos; }));
+        // Directories are compared in full: their mtimes moved with the changes inside them.
+        CHECK(std::find(problems.begin(), problems.end(), "mtime differs: bin: " +
+                                                              format_time_ns(entry(before, "bin").mtime_ns) + " -> " +
+                                                              format_time_ns(entry(after, "bin").mtime_ns)) !=
+              problems.end());
+    }
+
     TEST_CASE("diff names each kind of difference") {
         const TreeIndex want = sample_index();
         CHECK(diff(want, want).empty());

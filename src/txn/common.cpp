@@ -102,7 +102,7 @@ std::vector<std::string> prune(snapshot::Store& store, const std::filesystem::pa
         base::log::warn(std::string("not pruning: ") + e.what());
         return {};
     }
-    std::vector<std::string> removed;
+    std::vector<std::string> doomed;
     int kept = 0;
     for (const auto& info : store.list()) {  // newest first
         if (info.venv != venv || info.id == needed) {
@@ -112,14 +112,16 @@ std::vector<std::string> prune(snapshot::Store& store, const std::filesystem::pa
             ++kept;
             continue;
         }
-        try {
-            store.remove(info.id);
-            removed.push_back(info.id);
-        } catch (const std::exception& e) {
-            base::log::warn("cannot prune snapshot " + info.id + ": " + e.what());
-        }
+        doomed.push_back(info.id);
     }
-    return removed;
+    auto removal = store.remove(doomed);
+    for (const auto& [id, why] : removal.failed) {
+        base::log::warn("cannot prune snapshot " + id + ": " + why);
+    }
+    if (!removal.garbage_error.empty()) {
+        base::log::warn("cannot remove the objects no snapshot needs any more: " + removal.garbage_error);
+    }
+    return std::move(removal.removed);
 }
 
 }  // namespace stackup::txn

@@ -101,30 +101,6 @@ Facts parse_probe_result(const std::string& json_text) {
     return facts;
 }
 
-namespace {
-
-// Everything written to the file open as `fd`, from its start.
-std::string read_answer(int fd) {
-    std::string text;
-    char buf[65536];
-    for (off_t at = 0;;) {
-        const ssize_t n = ::pread(fd, buf, sizeof buf, at);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n < 0) {
-            throw base::errno_error(errno, "cannot read the venv probe's answer");
-        }
-        if (n == 0) {
-            return text;
-        }
-        text.append(buf, static_cast<std::size_t>(n));
-        at += n;
-    }
-}
-
-}  // namespace
-
 Facts probe(const std::filesystem::path& venv, const std::vector<ImportRequest>& requests,
             const base::Environment& env) {
     auto python = python_of(venv);
@@ -142,7 +118,7 @@ Facts probe(const std::filesystem::path& venv, const std::vector<ImportRequest>&
     base::ProcessSpec spec{{python.string(), "-I", "-B", "-c", kProbeScript, probe_request_json(requests), out},
                            env, std::nullopt};
     auto result = base::run_process(spec);
-    std::string text = read_answer(answer.get());
+    std::string text = base::read_file(out);  // a new open of the memfd: from its start
     if (!result.ok() || text.empty()) {
         throw Error(ExitCode::preflight_failed, "cannot inspect venv " + venv.string() + ": " + python.string() +
                                                     " " + result.describe() + "\n" + result.output);
