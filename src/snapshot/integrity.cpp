@@ -83,21 +83,4 @@ std::optional<std::string> judge_file(const TreeEntry& want, const TreeEntry& se
     return std::nullopt;  // only ctime moved, no hash: a chmod or a link count change (uv's unlink)
 }
 
-std::optional<std::string> judge_path(const TreeEntry& want, const std::filesystem::path& path,
-                                      const std::string& sha256) {
-    std::optional<TreeEntry> seen;
-    try {
-        seen = lstat_record(path);
-    } catch (const std::exception&) {
-        return "unreadable: " + want.path;
-    }
-    if (!seen) {
-        return "missing: " + want.path;
-    }
-    if (seen->type != EntryType::file) {
-        return "type differs: " + want.path + ": file -> not a file";
-    }
-    return judge_file(want, *seen, path, sha256);
-}
-
 }  // namespace stackup::snapshot

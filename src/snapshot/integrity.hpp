@@ -34,8 +34,4 @@ namespace stackup::snapshot {
 [[nodiscard]] std::optional<std::string> judge_file(const TreeEntry& want, const TreeEntry& seen,
                                                     const std::filesystem::path& path, const std::string& sha256);
 
-// judge_file for what is at `path` now: also "missing: P", "type differs: P: file -> not a file".
-[[nodiscard]] std::optional<std::string> judge_path(const TreeEntry& want, const std::filesystem::path& path,
-                                                    const std::string& sha256);
-
 }  // namespace stackup::snapshot
