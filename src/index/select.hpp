@@ -20,6 +20,8 @@ struct SelectRequest {
     std::optional<std::string> local;        // the expectation's local label, "cu130"
     pep::Version python;                     // the venv's interpreter, "3.11.7"
     std::string python_tag;                  // "cp311", for messages
+    std::string machine;                     // the host's, "x86_64"; "" when unknown (then every platform fits)
+    std::string libc;                        // the host's, "glibc 2.36", "musl 1.2.4"; "" when unknown
 };
 
 struct Choice {
@@ -36,7 +38,11 @@ struct Selection {
 
 // Newest version that satisfies the requirement (and the prerelease rule, and
 // the local label), among wheels compatible with `tags`; ties go to the best tag,
-// then the highest build tag. Yanked files count only for an exact == pin.
+// then the highest build tag. Yanked files count only for an exact == pin (with a
+// warning). The near miss names the first filter that left nothing: yanked or
+// source-only releases, the label, requires-python, then the interpreter or this
+// host's platform (glibc, architecture, OS). A newer release that is source-only
+// is warned about.
 Selection select_wheel(const std::vector<IndexFile>& files, const SelectRequest& request,
                        const pep::TagRanking& tags);
 
