@@ -50,8 +50,10 @@ std::function<int()> setup_plan(CLI::App& sub, const CommonOptions& common) {
         std::cout << "plan for " << options.venv.string() << " (python " << facts.interpreter.version << "):\n"
                   << render_plan(plan, common.paint);
         if (!plan.ok()) {
-            std::cerr << "stackup: preflight failed: " << plan.problems.size()
-                      << " requested package(s) have no wheel for this venv; nothing was touched\n";
+            std::cerr << "stackup: preflight failed: " << plan.problems.size() << " problem(s) above ("
+                      << (plan.end_state.empty() ? plan.problems.size() : plan.problems.size() - 1)
+                      << " requested package(s) without a wheel for this venv"
+                      << (plan.end_state.empty() ? "" : "; the end state would mix CUDA builds") << "); nothing was touched\n";
             return static_cast<int>(ExitCode::preflight_failed);
         }
         if (!out_path->empty()) {

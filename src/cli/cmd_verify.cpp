@@ -8,6 +8,19 @@
 #include "txn/inspect.hpp"
 
 namespace stackup::cli {
+namespace {
+
+// What the CUDA scan concluded, in its own words: judged against a target, or only seen.
+std::string cuda_verdict(const std::vector<verify::Judgement>& judgements) {
+    for (const auto& j : judgements) {
+        if (j.dist.empty() && (j.field == "mixed-cuda" || j.field == "cuda-builds")) {
+            return j.field == "mixed-cuda" ? j.expected + ": " + j.found : j.found + " (" + j.expected + ")";
+        }
+    }
+    return "not judged";
+}
+
+}  // namespace
 
 std::function<int()> setup_verify(CLI::App& sub, const CommonOptions& common) {
     auto manifest_path = std::make_shared<std::string>();
@@ -18,11 +31,14 @@ std::function<int()> setup_verify(CLI::App& sub, const CommonOptions& common) {
         auto report = txn::verify_env(m, options);
         common.doc->body()["manifest"] = m.source.string();
         add_verify(*common.doc, report);
+        for (const auto& b : report.broken) {
+            std::cerr << "stackup: warning: unmet requirement (as pip check sees it): " << verify::describe(b) << "\n";
+        }
         if (report.ok()) {
             if (common.verbosity != Verbosity::quiet) {
                 std::cout << "verified: " << options.venv.string() << " meets " << *manifest_path << " ("
                           << report.expectations.size() << " expectation(s), " << report.checks.size()
-                          << " check(s), no mixed CUDA builds)\n";
+                          << " check(s))\n  CUDA builds: " << cuda_verdict(report.judgements) << "\n";
             }
             return 0;
         }

@@ -29,15 +29,30 @@ Json planned_package_json(const plan::PlannedPackage& p) {
     if (!p.problem.empty()) {
         j["problem"] = p.problem;
     }
+    if (!p.skipped.empty()) {
+        j["change"] = p.change();
+        j["skipped"] = p.skipped;
+    }
     return j;
+}
+
+// One dist a step's `remove:` matched: it goes before the step installs.
+Json planned_removal_json(const plan::PlannedRemoval& r) {
+    return {{"name", r.name},   {"requirement", nullptr}, {"pattern", r.pattern}, {"before", r.installed},
+            {"after", nullptr}, {"change", "remove"},     {"index", nullptr}};
 }
 
 Json planned_step_json(const plan::PlannedStep& step) {
     Json packages = Json::array();
     bool missing = false;
+    for (const auto& r : step.removals) {
+        if (!r.name.empty()) {
+            packages.push_back(planned_removal_json(r));
+        }
+    }
     for (const auto& p : step.packages) {
         packages.push_back(planned_package_json(p));
-        missing = missing || !p.choice;
+        missing = missing || (!p.choice && p.skipped.empty());
     }
     return {{"name", step.name},
             {"index", step.index},
@@ -87,6 +102,7 @@ Json step_json(const txn::ApplyReport& report, std::size_t i, bool dry_run) {
         checks.push_back(judgement_json(judged));
     }
     j["checks"] = checks;
+    j["remove_argv"] = step.remove_argv;
     j["argv"] = step.argv;
     j["requirements"] = step.requirements;
     j["seconds"] = step.seconds;
@@ -138,6 +154,11 @@ bool packages_changed(const txn::ApplyReport& report) {
 // What a dry run would change: a requested package whose planned version is not the installed one.
 bool plan_changes(const plan::Plan& plan) {
     for (const auto& step : plan.steps) {
+        for (const auto& r : step.removals) {
+            if (!r.name.empty()) {
+                return true;
+            }
+        }
         for (const auto& p : step.packages) {
             if (p.choice && p.installed != p.choice->wheel.version.str()) {
                 return true;
@@ -246,8 +267,12 @@ void add_plan(Document& doc, const plan::Plan& plan) {
             }
         }
     }
+    if (!plan.end_state.empty()) {
+        doc.add_error(error_json(ExitCode::preflight_failed, plan.end_state));
+    }
     doc.body()["steps"] = steps;
     doc.body()["warnings"] = plan.warnings;
+    doc.body()["notes"] = plan.notes;
 }
 
 void add_apply(Document& doc, const txn::ApplyReport& report, bool dry_run) {
@@ -264,6 +289,7 @@ void add_apply(Document& doc, const txn::ApplyReport& report, bool dry_run) {
     body["steps"] = steps;
     body["checks"] = checks;
     body["warnings"] = report.plan.warnings;
+    body["notes"] = report.plan.notes;
     body["uv"] = or_null(report.uv_version);
     body["snapshot"] = report.snapshot_id.empty()
                            ? Json(nullptr)
@@ -287,8 +313,13 @@ void add_verify(Document& doc, const txn::VerifyReport& report) {
     for (const auto& c : report.checks) {
         python.push_back(check_json(c));
     }
+    Json broken = Json::array();
+    for (const auto& b : report.broken) {
+        broken.push_back({{"dist", b.dist}, {"version", b.version}, {"requirement", b.requirement}, {"problem", b.problem}});
+    }
     doc.body()["checks"] = checks;
     doc.body()["python_checks"] = python;
+    doc.body()["unmet_requirements"] = broken;
     for (const auto& m : report.mismatches) {
         doc.add_error(mismatch_json(ExitCode::verification_failed, m));
     }

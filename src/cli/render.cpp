@@ -78,7 +78,7 @@ Color color_of_change(const std::string& change) {
     if (change == "upgrade") {
         return Color::green;
     }
-    if (change == "downgrade" || change == "removed") {
+    if (change == "downgrade" || change == "removed" || change == "remove") {
         return Color::yellow;
     }
     return change == "new" ? Color::cyan : Color::dim;
@@ -87,9 +87,14 @@ Color color_of_change(const std::string& change) {
 std::string render_plan(const plan::Plan& plan, const Paint& paint) {
     std::vector<std::vector<std::string>> rows{{"step", "package", "now", "", "planned", "change", "file"}};
     for (const auto& step : plan.steps) {
+        for (const auto& r : step.removals) {
+            if (!r.name.empty()) {
+                rows.push_back({step.name, r.name, r.installed, "->", "-", "remove", "(remove: " + r.pattern + ")"});
+            }
+        }
         for (const auto& p : step.packages) {
-            std::string planned = p.choice ? p.choice->wheel.version.str() : "(none fits)";
-            std::string file = p.choice ? p.choice->file.filename + " (" + p.index + ")" : "";
+            std::string planned = p.choice ? p.choice->wheel.version.str() : p.skipped.empty() ? "(none fits)" : "-";
+            std::string file = p.choice ? p.choice->file.filename + " (" + p.index + ")" : "(" + p.skipped + ")";
             rows.push_back({step.name, p.name, p.installed.empty() ? "-" : p.installed, "->", planned, p.change(), file});
         }
     }
@@ -118,11 +123,15 @@ std::string render_plan(const plan::Plan& plan, const Paint& paint) {
         }
         out += line + "\n";
     }
+    for (const auto& note : plan.notes) {
+        out += paint("note: ", Color::dim) + note + "\n";
+    }
     for (const auto& w : plan.warnings) {
         out += paint("warning: ", Color::yellow) + w + "\n";
     }
     for (const auto& problem : plan.problems) {
-        out += paint("missing: ", Color::red) + problem + "\n";
+        bool end_state = problem == plan.end_state;
+        out += paint(end_state ? "would end mixed: " : "missing: ", Color::red) + problem + "\n";
     }
     return out;
 }

@@ -115,6 +115,23 @@ Invocation step_invocation(const manifest::Manifest& m, const manifest::Step& st
     return {install_argv(m, step, requirements_file, uv, venv, mode), std::move(env)};
 }
 
+std::vector<std::string> uninstall_argv(const std::vector<std::string>& names, const std::string& uv,
+                                        const std::filesystem::path& venv, Mode mode) {
+    std::vector<std::string> argv{uv, "pip", "uninstall", "--python", venv::python_of(venv).string(), "--no-config",
+                                  "--no-progress", "--color", "never"};
+    if (mode == Mode::dry_run) {
+        argv.push_back("--dry-run");
+    }
+    argv.insert(argv.end(), names.begin(), names.end());
+    return argv;
+}
+
+Invocation removal_invocation(const manifest::Manifest& m, const std::vector<std::string>& names,
+                              const std::string& uv, const std::filesystem::path& venv,
+                              const base::Environment& caller, Mode mode) {
+    return {uninstall_argv(names, uv, venv, mode), child_environment(m, venv, caller)};
+}
+
 std::string requirement_line(const std::string& requirement, const std::string& sha256) {
     return sha256.empty() ? requirement : requirement + " --hash=sha256:" + sha256;
 }

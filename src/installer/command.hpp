@@ -40,6 +40,15 @@ Invocation step_invocation(const manifest::Manifest& m, const manifest::Step& st
                            const std::filesystem::path& requirements_file, const std::string& uv,
                            const std::filesystem::path& venv, const base::Environment& caller, Mode mode);
 
+// `uv pip uninstall --python <venv>/bin/python --no-config ... NAME...`: what a
+// step's `remove:` resolved to, uninstalled before the step installs.
+std::vector<std::string> uninstall_argv(const std::vector<std::string>& names, const std::string& uv,
+                                        const std::filesystem::path& venv, Mode mode);
+// uninstall_argv with child_environment: as hermetic as the install.
+Invocation removal_invocation(const manifest::Manifest& m, const std::vector<std::string>& names,
+                              const std::string& uv, const std::filesystem::path& venv,
+                              const base::Environment& caller, Mode mode);
+
 // One line of a requirements file: "torch==2.11.0+cu130 --hash=sha256:<hex>"
 // (uv verifies the hash of every line that has one); no hash when `sha256` is "".
 std::string requirement_line(const std::string& requirement, const std::string& sha256);

@@ -96,4 +96,18 @@ UvSummary parse_uv_output(std::string_view output) {
     return s;
 }
 
+void UvSummary::merge(const UvSummary& later) {
+    auto add = [](std::optional<int>& into, const std::optional<int>& more) {
+        if (more) {
+            into = into.value_or(0) + *more;
+        }
+    };
+    add(resolved, later.resolved);
+    add(prepared, later.prepared);
+    add(uninstalled, later.uninstalled);
+    add(installed, later.installed);
+    add(checked, later.checked);
+    changes.insert(changes.end(), later.changes.begin(), later.changes.end());
+}
+
 }  // namespace stackup::installer

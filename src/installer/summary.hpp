@@ -28,6 +28,8 @@ struct UvSummary {
     bool no_op() const { return changes.empty() && (!installed || *installed == 0); }
     // The change uv reports for `normalized` (" + " wins over " - "), if any.
     const PackageChange* change_of(const std::string& normalized) const;
+    // Adds a later uv run of the same step (its uninstall, then its install).
+    void merge(const UvSummary& later);
     friend bool operator==(const UvSummary&, const UvSummary&) = default;
 };
 

@@ -50,6 +50,22 @@ TEST_SUITE("installer") {
         CHECK(argv.back() == "/state/requirements/step-1.txt");
     }
 
+    TEST_CASE("a step's removals: uv pip uninstall of exactly the resolved names, hermetic like the install") {
+        auto m = two_index_manifest();
+        auto argv = installer::uninstall_argv({"nvidia-cublas-cu12", "nvidia-cuda-runtime-cu12"}, "/opt/uv", m.venv,
+                                              installer::Mode::install);
+        CHECK(std::vector<std::string>(argv.begin(), argv.begin() + 6) ==
+              std::vector<std::string>{"/opt/uv", "pip", "uninstall", "--python", "/srv/env/bin/python", "--no-config"});
+        CHECK(std::count(argv.begin(), argv.end(), "--dry-run") == 0);
+        CHECK(argv.end()[-2] == "nvidia-cublas-cu12");
+        CHECK(argv.back() == "nvidia-cuda-runtime-cu12");
+        auto dry = installer::removal_invocation(m, {"torch"}, "uv", m.venv, {{"UV_INDEX_URL", "http://elsewhere/"}},
+                                                 installer::Mode::dry_run);
+        CHECK(std::count(dry.argv.begin(), dry.argv.end(), "--dry-run") == 1);
+        CHECK(dry.env.count("UV_INDEX_URL") == 0);
+        CHECK(dry.env.at("VIRTUAL_ENV") == "/srv/env");
+    }
+
     TEST_CASE("without default_index a step installs only from its own index") {
         auto m = two_index_manifest();
         m.default_index.reset();

@@ -28,6 +28,19 @@ TEST_SUITE("installer") {
         CHECK_FALSE(s.no_op());
     }
 
+    TEST_CASE("a step's uninstall and install add up") {
+        auto s = parse_uv_output("Uninstalled 2 packages in 3ms\n - nvidia-cublas-cu12==12.8.4.1\n"
+                                 " - nvidia-cuda-runtime-cu12==12.8.90\n");
+        s.merge(parse_uv_output("Resolved 1 package in 1ms\nUninstalled 1 package in 1ms\nInstalled 1 package in 1ms\n"
+                                " + nvidia-cuda-runtime==13.0.96\n"));
+        CHECK(s.uninstalled == 3);
+        CHECK(s.installed == 1);
+        CHECK(s.resolved == 1);
+        REQUIRE(s.changes.size() == 3);
+        CHECK(s.change_of("nvidia-cuda-runtime-cu12")->kind == PackageChange::Kind::removed);
+        CHECK(s.change_of("nvidia-cuda-runtime")->kind == PackageChange::Kind::added);
+    }
+
     TEST_CASE("a forced reinstall of the same version is a ~ line") {
         auto s = parse_uv_output("Installed 1 package in 0.70ms\n ~ torch==2.11.0.dev20251230+cu130\n");
         REQUIRE(s.change_of("torch") != nullptr);

@@ -30,7 +30,8 @@ struct Expectation {
 struct Step {
     std::string name;
     std::string index;                             // a key of Manifest::indexes
-    std::vector<pep::Requirement> packages;
+    std::vector<pep::Requirement> packages;        // empty only when `remove` is not
+    std::vector<std::string> remove;               // normalized names or patterns (nvidia-*-cu12), uninstalled first
     bool prerelease = false;
     bool deps = true;
     std::vector<Expectation> expect;               // in manifest order
@@ -66,10 +67,14 @@ struct Manifest {
     std::vector<Step> steps;
     std::vector<Check> checks;
     std::vector<std::string> allow_mixed;          // normalized dist names
+    std::vector<std::string> allow_unmet;          // normalized dist names whose unmet requirements a step may leave
     std::map<std::string, std::string> env;
     int snapshot_keep = 3;
     friend bool operator==(const Manifest&, const Manifest&) = default;
 };
+
+// A `remove:` entry (a normalized name, or a pattern of one with * and ?) against a normalized name.
+bool removal_matches(const std::string& pattern, const std::string& normalized);
 
 // Looks up an environment variable; nullopt when it is not set.
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;

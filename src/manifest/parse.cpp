@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fnmatch.h>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -30,9 +31,9 @@ namespace fs = std::filesystem;
 constexpr const char* supported_version = "1";
 
 const std::vector<std::string> top_keys = {"version", "name", "venv", "python", "cuda", "indexes", "default_index",
-                                           "steps", "checks", "allow_mixed", "env", "snapshot"};
+                                           "steps", "checks", "allow_mixed", "allow_unmet", "env", "snapshot"};
 const std::vector<std::string> cuda_keys = {"toolkit", "home", "driver", "require_driver"};
-const std::vector<std::string> step_keys = {"name", "index", "packages", "prerelease", "deps", "expect"};
+const std::vector<std::string> step_keys = {"name", "index", "packages", "remove", "prerelease", "deps", "expect"};
 const std::vector<std::string> expectation_keys = {"version", "local", "cuda", "import", "attrs"};
 const std::vector<std::string> check_keys = {"name", "python"};
 const std::vector<std::string> snapshot_keys = {"keep"};
@@ -227,12 +228,17 @@ std::string read_index_name(const Reader& reader, const Field& field, const Inde
     return name;
 }
 
-std::vector<pep::Requirement> read_packages(const Reader& reader, const Fields& step, const std::string& step_name) {
-    const Field& field = step.require("packages");
+// `packages` may be empty (or absent) only in a step that removes something.
+std::vector<pep::Requirement> read_packages(const Reader& reader, const Fields& step, const std::string& step_name,
+                                            bool removes) {
+    const Field* field = removes ? step.find("packages") : &step.require("packages");
+    if (field == nullptr) {
+        return {};
+    }
     std::string label = "'packages' of step '" + step_name + "'";
-    std::vector<YAML::Node> items = read_list(reader, field, "packages");
-    if (items.empty()) {
-        reader.fail(field.anchor(), label + " must list at least one requirement");
+    std::vector<YAML::Node> items = read_list(reader, *field, "packages");
+    if (items.empty() && !removes) {
+        reader.fail(field->anchor(), label + " must list at least one requirement (or the step must 'remove' something)");
     }
     std::vector<pep::Requirement> packages;
     std::map<std::string, int> seen;  // normalized name -> line
@@ -254,6 +260,33 @@ std::vector<pep::Requirement> read_packages(const Reader& reader, const Fields& 
         packages.push_back(std::move(*req));
     }
     return packages;
+}
+
+// Names or glob patterns (* and ?) over PEP 503-normalized names, stored normalized.
+std::vector<std::string> read_remove(const Reader& reader, const Field& field, const std::string& step_name) {
+    std::string label = "'remove' of step '" + step_name + "'";
+    std::vector<YAML::Node> items = read_list(reader, field, "remove");
+    if (items.empty()) {
+        reader.fail(field.anchor(), label + " is empty: list distribution names or patterns (nvidia-*-cu12), or drop it");
+    }
+    std::vector<std::string> patterns;
+    for (const YAML::Node& item : items) {
+        std::string text = read_item(reader, item, "remove");
+        std::string as_name = text;
+        std::replace(as_name.begin(), as_name.end(), '*', 'x');
+        std::replace(as_name.begin(), as_name.end(), '?', 'x');
+        bool literal = std::any_of(text.begin(), text.end(), [](unsigned char c) { return std::isalnum(c); });
+        if (!pep::is_valid_name(as_name) || !literal) {
+            reader.fail(item, label + ": '" + text +
+                                  "' is not a distribution name or a pattern of one (letters, digits, . _ -, and * ?)");
+        }
+        std::string pattern = pep::normalize_name(text);
+        if (std::find(patterns.begin(), patterns.end(), pattern) != patterns.end()) {
+            reader.fail(item, label + " names '" + text + "' twice");
+        }
+        patterns.push_back(pattern);
+    }
+    return patterns;
 }
 
 std::string read_local_label(const Reader& reader, const Field& field, const std::string& dist) {
@@ -359,7 +392,10 @@ Step read_step(const Reader& reader, const YAML::Node& item, std::size_t ordinal
     step.name = read_nonempty(reader, name, "name");
     *name_at = reader.at(name.value);
     step.index = read_index_name(reader, fields.require("index"), indexes, "index");
-    step.packages = read_packages(reader, fields, step.name);
+    if (const Field* f = fields.find("remove")) {
+        step.remove = read_remove(reader, *f, step.name);
+    }
+    step.packages = read_packages(reader, fields, step.name, !step.remove.empty());
     if (const Field* f = fields.find("prerelease")) {
         step.prerelease = read_bool(reader, *f, "prerelease");
     }
@@ -413,12 +449,13 @@ std::vector<Check> read_checks(const Reader& reader, const Field& field) {
     return checks;
 }
 
-std::vector<std::string> read_allow_mixed(const Reader& reader, const Field& field) {
+// allow_mixed, allow_unmet: distribution names, normalized, each once.
+std::vector<std::string> read_dist_names(const Reader& reader, const Field& field, const std::string& key) {
     std::vector<std::string> names;
-    for (const YAML::Node& item : read_list(reader, field, "allow_mixed")) {
-        std::string text = read_item(reader, item, "allow_mixed");
+    for (const YAML::Node& item : read_list(reader, field, key)) {
+        std::string text = read_item(reader, item, key);
         if (!pep::is_valid_name(text)) {
-            reader.fail(item, "'" + text + "' in 'allow_mixed' is not a distribution name");
+            reader.fail(item, "'" + text + "' in '" + key + "' is not a distribution name");
         }
         std::string name = pep::normalize_name(text);
         if (std::find(names.begin(), names.end(), name) == names.end()) {
@@ -463,7 +500,10 @@ void read_optional_sections(const Context& ctx, const Fields& top, Manifest& m) 
         m.checks = read_checks(reader, *f);
     }
     if (const Field* f = top.find("allow_mixed")) {
-        m.allow_mixed = read_allow_mixed(reader, *f);
+        m.allow_mixed = read_dist_names(reader, *f, "allow_mixed");
+    }
+    if (const Field* f = top.find("allow_unmet")) {
+        m.allow_unmet = read_dist_names(reader, *f, "allow_unmet");
     }
     if (const Field* f = top.find("env")) {
         m.env = read_env(reader, *f);
@@ -528,6 +568,10 @@ Manifest load(const fs::path& path, const ParseOptions& options) {
         throw Error(ExitCode::usage, "cannot read manifest '" + path.string() + "': read failed");
     }
     return parse(bytes.str(), path.string(), options);
+}
+
+bool removal_matches(const std::string& pattern, const std::string& normalized) {
+    return ::fnmatch(pattern.c_str(), normalized.c_str(), 0) == 0;
 }
 
 }  // namespace stackup::manifest

@@ -292,7 +292,8 @@ steps:
         check_failure("version: 1\nvenv: /x\nindexes: {pypi: 'https://pypi.org/simple'}\nsteps:\n  - name: a\n", 5, 5,
                       "missing 'index' in step 'a'");
         check_failure(minimal + "  - name: two\n    index: pypi\n    packages: []\n", 11, 15,
-                      "'packages' of step 'two' must list at least one requirement");
+                      "'packages' of step 'two' must list at least one requirement (or the step must 'remove' something)");
+        check_failure(minimal + "  - name: two\n    index: pypi\n", 9, 5, "missing 'packages' in step 'two'");
         check_failure(minimal + "  - name: two\n    index: pypi\n    packages: six\n", 11, 15,
                       "expected a list for 'packages', got 'six'");
     }
@@ -457,6 +458,29 @@ steps:
         check_failure(minimal + "allow_mixed: [-x]\n", 9, 15, "'-x' in 'allow_mixed' is not a distribution name");
         check_failure(minimal + "env: {1X: a}\n", 9, 7, "'1X' in 'env' is not an environment variable name");
         check_failure(minimal + "env: {A: [1]}\n", 9, 10, "expected a string for 'A', got a list");
+    }
+
+    TEST_CASE("remove: names and patterns, normalized; a step may only remove") {
+        m::Manifest man = m::parse(minimal + "    remove: [\"nvidia-*-CU12\", Cupy_Cuda12x]\n"
+                                             "  - name: clean\n    index: pypi\n    remove: [torch]\n",
+                                   "m.yaml", options());
+        CHECK(man.steps[0].remove == std::vector<std::string>{"nvidia-*-cu12", "cupy-cuda12x"});
+        CHECK(man.steps[1].packages.empty());
+        CHECK(man.steps[1].remove == std::vector<std::string>{"torch"});
+        CHECK(m::removal_matches(man.steps[0].remove[0], "nvidia-cuda-runtime-cu12"));
+
+        check_failure(minimal + "    remove: []\n", 9, 13, "'remove' of step 'one' is empty");
+        check_failure(minimal + "    remove: [\"*\"]\n", 9, 14, "'*' is not a distribution name or a pattern of one");
+        check_failure(minimal + "    remove: [\"nvidia/*\"]\n", 9, 14,
+                      "'nvidia/*' is not a distribution name or a pattern of one");
+        check_failure(minimal + "    remove: [torch, Torch]\n", 9, 21, "'remove' of step 'one' names 'Torch' twice");
+        check_failure(minimal + "    remove: torch\n", 9, 13, "expected a list for 'remove', got 'torch'");
+    }
+
+    TEST_CASE("allow_unmet is a list of distribution names") {
+        m::Manifest man = m::parse(minimal + "allow_unmet: [SGL_Kernel]\n", "m.yaml", options());
+        CHECK(man.allow_unmet == std::vector<std::string>{"sgl-kernel"});
+        check_failure(minimal + "allow_unmet: [-x]\n", 9, 15, "'-x' in 'allow_unmet' is not a distribution name");
     }
 
     TEST_CASE("an unreadable manifest file is a usage error without a location") {

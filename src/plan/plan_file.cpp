@@ -109,6 +109,10 @@ SavedStep read_step(const Reader& r, const json& j, const std::string& path) {
     s.argv = r.strings(j, path, "argv");
     s.requirements = r.strings(j, path, "requirements");
     s.env = r.string_map(j, path, "env");
+    if (j.contains("remove")) {  // plans written before `remove:` have neither
+        s.remove = r.strings(j, path, "remove");
+        s.remove_argv = r.strings(j, path, "remove_argv");
+    }
     return s;
 }
 
@@ -171,7 +175,9 @@ std::string to_json(const SavedPlan& plan) {
                          {"packages", packages},
                          {"argv", s.argv},
                          {"requirements", s.requirements},
-                         {"env", s.env}});
+                         {"env", s.env},
+                         {"remove", s.remove},
+                         {"remove_argv", s.remove_argv}});
     }
     const VenvState& v = plan.venv_state;
     json doc = {{"schema", plan.schema},
@@ -236,7 +242,12 @@ SavedPlan parse_saved_plan(std::string_view text, const std::string& origin) {
 Plan plan_of(const SavedPlan& saved) {
     Plan plan;
     for (const auto& s : saved.steps) {
-        PlannedStep step{s.name, s.index, {}};
+        PlannedStep step{s.name, s.index, {}, {}};
+        for (const auto& name : s.remove) {
+            auto installed = saved.venv_state.distributions.find(name);
+            step.removals.push_back(
+                {name, name, installed == saved.venv_state.distributions.end() ? "" : installed->second});
+        }
         for (const auto& p : s.packages) {
             PlannedPackage planned;
             planned.name = p.name;

@@ -35,6 +35,8 @@ struct SavedStep {
     std::vector<std::string> argv;               // the exact uv command, credentials masked
     std::vector<std::string> requirements;       // the lines of the requirements file argv names
     std::map<std::string, std::string> env;      // what stackup sets for uv (credentials masked)
+    std::vector<std::string> remove{};           // the installed dists its `remove:` matched, uninstalled first
+    std::vector<std::string> remove_argv{};      // the exact uv uninstall; empty when nothing matched
     friend bool operator==(const SavedStep&, const SavedStep&) = default;
 };
 

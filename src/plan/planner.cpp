@@ -2,8 +2,12 @@
 
 #include <algorithm>
 
+#include <map>
+
+#include "pep/marker.hpp"
 #include "pep/tags.hpp"
 #include "venv/platform.hpp"
+#include "verify/verify.hpp"
 
 namespace stackup::plan {
 namespace {
@@ -79,7 +83,7 @@ PlannedPackage plan_package(const Context& c, const manifest::Step& step, const 
     }
     const auto* e = expectation_of(step, out.name);
     index::SelectRequest request{narrowed(req, e), step.prerelease, e ? e->local : std::nullopt, c.python,
-                                 c.python_tag};
+                                 c.python_tag, c.facts.interpreter.machine, c.facts.interpreter.libc};
     std::vector<std::string> order{step.index};
     if (c.m.default_index && *c.m.default_index != step.index) {
         order.push_back(*c.m.default_index);
@@ -140,6 +144,9 @@ std::string PlannedPackage::pin(const pep::Requirement& requirement) const {
 }
 
 std::string PlannedPackage::change() const {
+    if (!skipped.empty()) {
+        return "skip";
+    }
     if (!choice) {
         return "none";
     }
@@ -203,9 +210,18 @@ Plan make_plan(const manifest::Manifest& m, const venv::Facts& facts, const std:
               pep::Version::parse(facts.interpreter.version).value_or(*pep::Version::parse("0")), tagged.abi};
     Plan plan;
     for (const auto& step : m.steps) {
-        PlannedStep planned{step.name, step.index, {}};
+        PlannedStep planned{step.name, step.index, resolve_removals(step, facts.distributions), {}};
+        for (const auto& r : planned.removals) {
+            if (r.name.empty()) {
+                plan.notes.push_back("step '" + step.name + "': remove: " + r.pattern + " matches nothing installed");
+            }
+        }
         for (const auto& req : step.packages) {
-            auto p = plan_package(c, step, req);
+            auto p = marker_skips(req, facts) ? skipped_package(req, facts) : plan_package(c, step, req);
+            if (!p.skipped.empty() && expectation_of(step, p.name) != nullptr) {
+                plan.warnings.push_back("step '" + step.name + "': " + p.name + " is skipped (" + p.skipped +
+                                        ") although the step expects it");
+            }
             if (!p.problem.empty()) {
                 plan.problems.push_back("step '" + step.name + "': " + p.problem);
             } else if (p.choice) {
@@ -217,7 +233,154 @@ Plan make_plan(const manifest::Manifest& m, const venv::Facts& facts, const std:
         }
         plan.steps.push_back(std::move(planned));
     }
+    if (plan.ok()) {
+        plan.end_state = end_state_problem(m, facts, plan);
+        if (!plan.end_state.empty()) {
+            plan.problems.push_back(plan.end_state);
+        }
+    }
     return plan;
+}
+
+bool marker_skips(const pep::Requirement& req, const venv::Facts& facts) {
+    if (req.marker.empty()) {
+        return false;
+    }
+    auto env = facts.markers;
+    env["extra"] = "";
+    auto holds = pep::evaluate_marker(req.marker, env);
+    return !holds || !*holds;  // an unreadable marker is said by skipped_package
+}
+
+PlannedPackage skipped_package(const pep::Requirement& req, const venv::Facts& facts) {
+    PlannedPackage out;
+    out.name = req.normalized_name();
+    out.requirement = req.str();
+    if (const auto* d = facts.find(out.name)) {
+        out.installed = d->version;
+    }
+    auto env = facts.markers;
+    env["extra"] = "";
+    std::string error;
+    if (!pep::evaluate_marker(req.marker, env, &error)) {
+        out.problem = "the marker of " + out.requirement + " cannot be judged for this venv: " + error;
+    } else {
+        out.skipped = "marker is false for this venv: " + req.marker;
+    }
+    return out;
+}
+
+std::vector<PlannedRemoval> resolve_removals(const manifest::Step& step, const std::vector<venv::Distribution>& dists) {
+    std::vector<PlannedRemoval> out;
+    for (const auto& pattern : step.remove) {
+        bool any = false;
+        for (const auto& d : dists) {
+            if (manifest::removal_matches(pattern, d.normalized)) {
+                out.push_back({pattern, d.normalized, d.version});
+                any = true;
+            }
+        }
+        if (!any) {
+            out.push_back({pattern, "", ""});
+        }
+    }
+    return out;
+}
+
+std::vector<venv::Distribution> predicted_end_state(const venv::Facts& facts, const Plan& plan) {
+    std::map<std::string, venv::Distribution> state;
+    for (const auto& d : facts.distributions) {
+        state[d.normalized] = d;
+    }
+    for (const auto& step : plan.steps) {
+        for (const auto& r : step.removals) {
+            state.erase(r.name);
+        }
+        for (const auto& p : step.packages) {
+            if (p.choice) {
+                state[p.name] = {p.name, p.name, p.choice->wheel.version.str(), {}};
+            }
+        }
+    }
+    std::vector<venv::Distribution> out;
+    for (auto& [_, d] : state) {
+        out.push_back(std::move(d));
+    }
+    return out;
+}
+
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& n : names) {
+        out += (out.empty() ? "" : ", ") + n;
+    }
+    return out;
+}
+
+// The step that brings a leftover's replacement (same family, the target's
+// CUDA); else the first step that installs anything for the target; else the last.
+std::size_t step_for(const verify::CudaFlavour& leftover, const Plan& plan, const verify::CudaTarget& target) {
+    std::optional<std::size_t> first_target;
+    for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+        for (const auto& p : plan.steps[i].packages) {
+            auto flavour = p.choice ? verify::cuda_flavour(p.name, p.choice->wheel.version.str()) : std::nullopt;
+            if (!flavour || verify::is_other_cuda(*flavour, target)) {
+                continue;
+            }
+            if (flavour->family == leftover.family) {
+                return i;
+            }
+            first_target = first_target.value_or(i);
+        }
+    }
+    return first_target.value_or(plan.steps.size() - 1);
+}
+
+}  // namespace
+
+std::string end_state_problem(const manifest::Manifest& m, const venv::Facts& facts, const Plan& plan) {
+    auto target = verify::target_cuda(m);
+    if (!target || plan.steps.empty()) {
+        return "";
+    }
+    auto scan = verify::scan_cuda(predicted_end_state(facts, plan), target, m.allow_mixed);
+    if (scan.mixed.empty()) {
+        return "";
+    }
+    std::map<std::string, std::string> versions;
+    for (const auto& d : predicted_end_state(facts, plan)) {
+        versions[d.normalized] = d.version;
+    }
+    std::map<std::size_t, std::vector<std::string>> by_step;
+    std::vector<std::string> names;
+    std::vector<std::string> labelled;  // a +cuXYZ build: its target build, installed by a step, also fixes it
+    std::string out = "after the last step these would still be built for another CUDA than " + target->label +
+                      " (uv never uninstalls a dist it did not replace):";
+    for (const auto& x : scan.mixed) {
+        out += "\n    " + x.dist + " " + x.found;
+        auto flavour = *verify::cuda_flavour(x.dist, versions[x.dist]);
+        by_step[step_for(flavour, plan, *target)].push_back(x.dist);
+        names.push_back(x.dist);
+        if (!flavour.label.empty()) {
+            labelled.push_back(x.dist);
+        }
+    }
+    if (!labelled.empty()) {
+        out += "\n  to upgrade them too, add to a step's packages (with a " + target->label + " build on its index): " +
+               joined(labelled);
+    }
+    out += "\n  to remove them, add to the manifest:";
+    for (const auto& [i, dists] : by_step) {
+        auto all = m.steps[i].remove;
+        all.insert(all.end(), dists.begin(), dists.end());
+        out += "\n    step '" + m.steps[i].name + "':  remove: [" + joined(all) + "]";
+    }
+    out += "\n  or, to keep them as they are:  allow_mixed: [" + joined(names) + "]";
+    out += "\n  (a CUDA " + std::to_string(target->major) +
+           " replacement that comes as a dependency is not known to the plan; the check after each step judges it)";
+    return out;
 }
 
 }  // namespace stackup::plan

@@ -20,17 +20,28 @@ struct PlannedPackage {
     std::string index;                   // where the chosen file lives
     std::optional<index::Choice> choice;
     std::string problem;                 // the near miss, when nothing fits
+    std::string skipped;                 // why it is not installed at all: its marker is false here
 
     // The exact pin the installer gets: "torch==2.11.0.dev20251230+cu130" (extras
     // and marker kept); the requirement as written when nothing was chosen.
     std::string pin(const pep::Requirement& requirement) const;
-    // upgrade, downgrade, reinstall, new
+    // upgrade, downgrade, reinstall, new; skip (marker false); none (no file fits)
     std::string change() const;
+};
+
+// One `remove:` entry resolved against the venv as it is: a row per installed
+// dist it matches, or one row with an empty name when it matches nothing.
+struct PlannedRemoval {
+    std::string pattern;                 // normalized, as in the manifest
+    std::string name;                    // the installed dist; "" when the pattern matches nothing
+    std::string installed;               // its version
+    friend bool operator==(const PlannedRemoval&, const PlannedRemoval&) = default;
 };
 
 struct PlannedStep {
     std::string name;
     std::string index;
+    std::vector<PlannedRemoval> removals;   // uninstalled first, in manifest order
     std::vector<PlannedPackage> packages;   // one per requirement, in order
 };
 
@@ -38,6 +49,8 @@ struct Plan {
     std::vector<PlannedStep> steps;
     std::vector<std::string> problems;      // every near miss, one line each
     std::vector<std::string> warnings;
+    std::vector<std::string> notes;         // worth knowing, never a reason to stop
+    std::string end_state;                  // the end-state problem (also in `problems`), "" when none
     bool ok() const { return problems.empty(); }
 };
 
@@ -50,5 +63,22 @@ std::vector<index::PageRequest> pages_elsewhere(const manifest::Manifest& m,
 
 Plan make_plan(const manifest::Manifest& m, const venv::Facts& facts,
                const std::vector<index::ProjectPage>& pages);
+
+// A requirement whose PEP 508 marker is false for the venv (markers from the probe, extra "")
+// is not installed: it is planned as skipped. An unreadable marker is a problem, never a skip.
+bool marker_skips(const pep::Requirement& req, const venv::Facts& facts);
+PlannedPackage skipped_package(const pep::Requirement& req, const venv::Facts& facts);
+
+// Each `remove:` of `step` against the installed dists.
+std::vector<PlannedRemoval> resolve_removals(const manifest::Step& step, const std::vector<venv::Distribution>& dists);
+
+// The venv after the last step as far as the plan knows it: installed now, less
+// every removal, plus every chosen file (dependencies uv adds are not known here).
+std::vector<venv::Distribution> predicted_end_state(const venv::Facts& facts, const Plan& plan);
+
+// The problem line when the end state would still hold a build for another CUDA
+// than the manifest's target, with the exact `remove:` / `allow_mixed` lines that
+// fix it; "" when it would not (or when the manifest names no target).
+std::string end_state_problem(const manifest::Manifest& m, const venv::Facts& facts, const Plan& plan);
 
 }  // namespace stackup::plan

@@ -1,7 +1,13 @@
 #include "txn/apply.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <set>
 #include <thread>
@@ -18,6 +24,7 @@
 #include "txn/journal.hpp"
 #include "txn/preflight.hpp"
 #include "txn/saved_plan.hpp"
+#include "verify/requires.hpp"
 
 namespace stackup::txn {
 namespace {
@@ -92,22 +99,19 @@ public:
         const manifest::Step& step = m_.steps[i];
         StepReport& r = report.steps[i];
         r.requirements = requirement_lines(report.plan.steps.at(i), step);
-        auto file = requirements_dir_ / requirements_file({}, i).filename();
-        std::filesystem::create_directories(requirements_dir_);
-        base::write_file_atomic(file, installer::requirements_text(r.requirements));
-        auto invocation = installer::step_invocation(m_, step, file, options_.uv, options_.venv,
-                                                     options_.caller_env, mode_);
-        r.argv.clear();
-        for (const auto& arg : invocation.argv) {
-            r.argv.push_back(installer::redact(arg));
+        auto removals = removal_names(step, facts);
+        auto install = install_invocation(i, step, r);
+        if (!removals.empty()) {
+            auto removal = installer::removal_invocation(m_, removals, options_.uv, options_.venv, options_.caller_env, mode_);
+            r.remove_argv = redacted(removal.argv);
         }
         observer_.step_started(i, m_.steps.size(), r);
         auto started = Clock::now();
-        auto run = installer::run(invocation, [&](std::string_view line) { observer_.installer_line(line); });
-        r.summary = run.summary;
-        if (!run.process.ok()) {
+        bool ran = run_installer(r, removals.empty() ? std::nullopt : std::optional(installer::removal_invocation(
+                                        m_, removals, options_.uv, options_.venv, options_.caller_env, mode_))) &&
+                   run_installer(r, install);
+        if (!ran) {
             r.status = StepStatus::installer_failed;
-            r.installer_error = "uv " + run.process.describe();
             report.failure = "step '" + step.name + "': the installer failed (" + r.installer_error + ")";
             r.seconds = seconds_since(started);
             observer_.step_finished(i, r);
@@ -124,6 +128,8 @@ public:
         r.packages = package_rows(step, facts, after);
         if (r.mismatches.empty()) {
             r.checks = verify::judge_all(m_, i, after);
+            auto broken = judge_requirements(step.name, after);
+            r.checks.insert(r.checks.end(), broken.begin(), broken.end());
             r.mismatches = verify::failures(r.checks);
         }
         r.seconds = seconds_since(started);
@@ -131,6 +137,11 @@ public:
         judge(i, report);
         observer_.step_finished(i, r);
         return r.status == StepStatus::ok;
+    }
+
+    // What the venv's requirements looked like before the first step: only what a step breaks counts.
+    void set_baseline(const venv::Facts& facts) {
+        baseline_ = verify::broken_requirements(facts.distributions, facts.markers);
     }
 
     void checks(ApplyReport& report) {
@@ -151,6 +162,72 @@ public:
 private:
     static double seconds_since(Clock::time_point t) {
         return std::chrono::duration<double>(Clock::now() - t).count();
+    }
+
+    static std::vector<std::string> redacted(const std::vector<std::string>& argv) {
+        std::vector<std::string> out;
+        for (const auto& arg : argv) {
+            out.push_back(installer::redact(arg));
+        }
+        return out;
+    }
+
+    // What the step's `remove:` matches in the venv as it is now (an earlier step may have added some).
+    static std::vector<std::string> removal_names(const manifest::Step& step, const venv::Facts& facts) {
+        std::vector<std::string> names;
+        for (const auto& r : plan::resolve_removals(step, facts.distributions)) {
+            if (!r.name.empty() && std::find(names.begin(), names.end(), r.name) == names.end()) {
+                names.push_back(r.name);
+            }
+        }
+        return names;
+    }
+
+    // The step's uv install, its requirements file written; nullopt for a step that only removes.
+    std::optional<installer::Invocation> install_invocation(std::size_t i, const manifest::Step& step, StepReport& r) {
+        if (r.requirements.empty()) {
+            return std::nullopt;  // it only removes, or every package's marker is false here
+        }
+        auto file = requirements_dir_ / requirements_file({}, i).filename();
+        std::filesystem::create_directories(requirements_dir_);
+        base::write_file_atomic(file, installer::requirements_text(r.requirements));
+        auto invocation = installer::step_invocation(m_, step, file, options_.uv, options_.venv, options_.caller_env, mode_);
+        r.argv = redacted(invocation.argv);
+        return invocation;
+    }
+
+    // Runs one uv command (none: nothing to do); false, with the report's installer_error set, when it failed.
+    bool run_installer(StepReport& r, const std::optional<installer::Invocation>& invocation) {
+        if (!invocation) {
+            return true;
+        }
+        auto run = installer::run(*invocation, [&](std::string_view line) { observer_.installer_line(line); });
+        r.summary.merge(run.summary);
+        if (!run.process.ok()) {
+            r.installer_error = "uv " + run.process.describe();
+            return false;
+        }
+        return true;
+    }
+
+    // Requirements the steps so far broke (pip check against the venv before the apply).
+    std::vector<verify::Judgement> judge_requirements(const std::string& step, const venv::Facts& after) const {
+        auto broken = verify::new_breakage(baseline_, verify::broken_requirements(after.distributions, after.markers));
+        std::vector<verify::Judgement> out;
+        for (const auto& b : broken) {
+            bool allowed = std::find(m_.allow_unmet.begin(), m_.allow_unmet.end(), b.dist) != m_.allow_unmet.end();
+            std::string found = b.version + " needs it; " + b.problem +
+                                (allowed ? " (accepted: allow_unmet lists " + b.dist + ")"
+                                         : " (to accept it, add " + b.dist + " to allow_unmet)");
+            out.push_back({step, b.dist, "requires", b.requirement, found, allowed});
+        }
+        if (broken.empty()) {
+            std::string found = baseline_.empty() ? "none broken"
+                                                  : "none newly broken (" + std::to_string(baseline_.size()) +
+                                                        " already broken before the apply, left as they were)";
+            out.push_back({step, "", "requires", "every installed requirement still met", found, true});
+        }
+        return out;
     }
 
     // The venv after a step; a venv whose python no longer answers fails the step.
@@ -193,6 +270,7 @@ private:
     base::Environment env_;
     std::filesystem::path requirements_dir_;
     installer::Mode mode_;
+    std::vector<verify::BrokenRequirement> baseline_;
 };
 
 Outcome outcome_of(const std::vector<StepReport>& steps) {
@@ -355,6 +433,38 @@ std::vector<std::string> damage_after_apply(const snapshot::Store& store, const 
     return damage;
 }
 
+// uv takes an environment's lock by creating <venv>/.lock, even for --dry-run:
+// a dry run leaves the venv as it found it, the lock file and the folder's times included.
+class LeaveLockFileAsFound {
+public:
+    explicit LeaveLockFileAsFound(const std::filesystem::path& venv) : venv_(venv), lock_(venv / ".lock") {
+        std::error_code ec;
+        existed_ = std::filesystem::exists(std::filesystem::symlink_status(lock_, ec));
+        known_ = ::stat(venv_.c_str(), &before_) == 0;
+    }
+    LeaveLockFileAsFound(const LeaveLockFileAsFound&) = delete;
+    LeaveLockFileAsFound& operator=(const LeaveLockFileAsFound&) = delete;
+    ~LeaveLockFileAsFound() {
+        std::error_code ec;
+        if (existed_ || !known_ || !std::filesystem::exists(std::filesystem::symlink_status(lock_, ec))) {
+            return;
+        }
+        if (::unlink(lock_.c_str()) != 0) {
+            base::log::warn("cannot remove the lock file uv left in " + venv_.string() + ": " + std::strerror(errno));
+            return;
+        }
+        const struct timespec times[2] = {before_.st_atim, before_.st_mtim};
+        ::utimensat(AT_FDCWD, venv_.c_str(), times, 0);
+    }
+
+private:
+    std::filesystem::path venv_;
+    std::filesystem::path lock_;
+    bool existed_ = true;
+    bool known_ = false;
+    struct stat before_ {};
+};
+
 }  // namespace
 
 std::filesystem::path state_dir_for(const std::filesystem::path& venv, const std::filesystem::path& root) {
@@ -404,6 +514,7 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
     Preparer preparer(store, snap.id);
 
     Run run(m, options, observer, env, requirements_file(options.state_dir, 0).parent_path());
+    run.set_baseline(facts);
     try {
         run_steps(run, journal, m, facts, report);
         report.outcome = outcome_of(report.steps);
@@ -432,6 +543,7 @@ ApplyReport dry_run(const manifest::Manifest& m, const Options& options, Observe
     venv::Facts facts = preflight(m, options, env, observer, report);
     // No lock is taken, so nothing of a concurrent apply's state is written to.
     base::ScratchDir scratch("stackup-dry-run-");
+    LeaveLockFileAsFound untouched(options.venv);
     Run run(m, options, observer, env, scratch.path(), installer::Mode::dry_run);
     for (std::size_t i = 0; i < m.steps.size() && run.step(i, facts, report); ++i) {
     }

@@ -48,7 +48,8 @@ std::string_view to_string(StepStatus status);
 struct StepReport {
     std::string name;
     StepStatus status = StepStatus::pending;
-    std::vector<std::string> argv;           // redacted
+    std::vector<std::string> remove_argv;    // the uninstall of what `remove:` matched, redacted; empty when nothing
+    std::vector<std::string> argv;           // the install, redacted; empty for a step that only removes
     std::vector<std::string> requirements;   // the lines of the requirements file argv names
     std::vector<PackageRow> packages;        // every dist uv changed, and the step's own
     installer::UvSummary summary;

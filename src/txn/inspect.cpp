@@ -15,6 +15,7 @@ VerifyReport verify_env(const manifest::Manifest& m, const Options& options) {
     report.facts = venv::probe(options.venv, verify::import_requests(report.expectations), env);
     report.judgements = verify::judge_all(m, last, report.facts);
     report.mismatches = verify::failures(report.judgements);
+    report.broken = verify::broken_requirements(report.facts.distributions, report.facts.markers);
     for (const auto& check : m.checks) {
         CheckReport c = run_check(m, options.venv, env, check);
         if (!c.ok) {

@@ -9,6 +9,7 @@
 #include "manifest/manifest.hpp"
 #include "txn/apply.hpp"
 #include "txn/journal.hpp"
+#include "verify/requires.hpp"
 
 namespace stackup::txn {
 
@@ -18,6 +19,9 @@ struct VerifyReport {
     std::vector<verify::Judgement> judgements;   // every check of every expectation, passed or not
     std::vector<verify::Mismatch> mismatches;
     std::vector<CheckReport> checks;
+    // Requirements the venv does not meet (pip check): said, never a failure, since
+    // verify has no "before" to tell what an upgrade broke (apply does).
+    std::vector<verify::BrokenRequirement> broken;
     bool ok() const { return mismatches.empty(); }
 };
 

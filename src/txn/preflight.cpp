@@ -79,6 +79,9 @@ std::vector<std::string> requirement_lines(const plan::PlannedStep& planned, con
     std::vector<std::string> out;
     for (std::size_t i = 0; i < step.packages.size(); ++i) {
         const auto& p = planned.packages.at(i);
+        if (!p.skipped.empty()) {
+            continue;  // its marker is false here: uv would skip it too, but say so by leaving it out
+        }
         out.push_back(installer::requirement_line(p.pin(step.packages[i]), p.choice ? p.choice->file.sha256() : ""));
     }
     return out;
@@ -88,7 +91,9 @@ void require_plan_ok(const plan::Plan& plan) {
     if (plan.ok()) {
         return;
     }
-    std::string message = "preflight failed: not every requested wheel exists for this venv";
+    std::string message = plan.end_state.empty() || plan.problems.size() > 1
+                              ? "preflight failed: not every requested wheel exists for this venv"
+                              : "preflight failed: the upgrade cannot end well";
     for (const auto& problem : plan.problems) {
         message += "\n  " + problem;
     }

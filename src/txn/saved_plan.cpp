@@ -76,6 +76,17 @@ plan::SavedPlan make_saved_plan(const manifest::Manifest& m, const Options& opti
         for (const auto& arg : installer::install_argv(m, step, path, options.uv, options.venv, installer::Mode::install)) {
             s.argv.push_back(installer::redact(arg));
         }
+        if (step.packages.empty()) {
+            s.argv.clear();  // a step that only removes runs no install
+        }
+        for (const auto& r : planned.removals) {
+            if (!r.name.empty()) {
+                s.remove.push_back(r.name);
+            }
+        }
+        if (!s.remove.empty()) {
+            s.remove_argv = installer::uninstall_argv(s.remove, options.uv, options.venv, installer::Mode::install);
+        }
         saved.steps.push_back(std::move(s));
     }
     return saved;

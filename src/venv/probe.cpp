@@ -60,6 +60,15 @@ ImportResult parse_import(const json& j) {
     r.cuda = optional_string(j, "cuda");
     r.attrs = string_map(j, "attrs");
     r.attr_errors = string_map(j, "attr_errors");
+    r.skipped = j.value("skipped", "");
+    const std::string record = j.value("file_record", "");
+    using Record = ImportResult::Record;
+    r.file_record = record == "matches"      ? Record::matches
+                    : record == "differs"    ? Record::differs
+                    : record == "not-listed" ? Record::not_listed
+                    : record == "no-record"  ? Record::no_record
+                                             : Record::unchecked;
+    r.file = j.value("file", "");
     return r;
 }
 
@@ -92,9 +101,11 @@ Facts parse_probe_result(const std::string& json_text) {
     Facts facts;
     facts.interpreter = parse_interpreter(j.at("interpreter"));
     for (const auto& d : j.at("distributions")) {
-        facts.distributions.push_back(
-            {d.at("name").get<std::string>(), d.at("normalized").get<std::string>(), d.at("version").get<std::string>()});
+        facts.distributions.push_back({d.at("name").get<std::string>(), d.at("normalized").get<std::string>(),
+                                       d.at("version").get<std::string>(),
+                                       d.value("requires", std::vector<std::string>{})});
     }
+    facts.markers = string_map(j, "markers");
     for (const auto& r : j.at("imports")) {
         facts.imports.push_back(parse_import(r));
     }

@@ -29,6 +29,7 @@ struct Distribution {
     std::string name;              // as in its metadata
     std::string normalized;        // PEP 503
     std::string version;           // as in its metadata
+    std::vector<std::string> requires_dist{};  // its Requires-Dist lines, as written (markers included)
     friend bool operator==(const Distribution&, const Distribution&) = default;
 };
 
@@ -48,6 +49,14 @@ struct ImportResult {
     std::optional<std::string> cuda;         // str(module.version.cuda), None -> nullopt
     std::map<std::string, std::string> attrs;        // resolved attrs -> str(value)
     std::map<std::string, std::string> attr_errors;  // unresolved attrs -> why
+    // Non-empty when nothing was imported because the dist installs no module (a metapackage,
+    // data or a bare namespace only): why; its metadata alone is judged.
+    std::string skipped{};
+    // Are the imported module's files the ones the dist installed (sha256 in its RECORD)? Asked
+    // only when __version__ differs from the metadata version as a string.
+    enum class Record { unchecked, matches, differs, not_listed, no_record };
+    Record file_record = Record::unchecked;
+    std::string file{};            // the file file_record is about: __file__, or the first that differs
     friend bool operator==(const ImportResult&, const ImportResult&) = default;
 };
 
@@ -55,6 +64,10 @@ struct Facts {
     Interpreter interpreter;
     std::vector<Distribution> distributions;   // sorted by normalized name
     std::vector<ImportResult> imports;         // in request order
+    // The interpreter's PEP 508 marker environment: python_version, python_full_version,
+    // os_name, sys_platform, platform_machine, platform_system, platform_release,
+    // platform_version, platform_python_implementation, implementation_name, implementation_version.
+    std::map<std::string, std::string> markers;
 
     const Distribution* find(const std::string& normalized) const;
     const ImportResult* import_of(const std::string& dist) const;

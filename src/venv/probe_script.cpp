@@ -5,7 +5,7 @@
 namespace stackup::venv {
 
 extern const char* const kProbeScript = R"PY(
-import contextlib, importlib, importlib.metadata as md, json, os, platform, re, sys, sysconfig
+import base64, contextlib, hashlib, importlib, importlib.metadata as md, json, os, platform, posixpath, re, sys, sysconfig
 
 def normalize(name):
     return re.sub(r"[-_.]+", "-", name).lower()
@@ -28,30 +28,198 @@ def interpreter():
         "is_venv": sys.prefix != getattr(sys, "base_prefix", sys.prefix),
     }
 
+def markers():
+    def implementation_version():
+        info = sys.implementation.version
+        version = "{0.major}.{0.minor}.{0.micro}".format(info)
+        if info.releaselevel != "final":
+            version += info.releaselevel[0] + str(info.serial)
+        return version
+    return {
+        "implementation_name": sys.implementation.name,
+        "implementation_version": implementation_version(),
+        "os_name": os.name,
+        "platform_machine": platform.machine(),
+        "platform_release": platform.release(),
+        "platform_system": platform.system(),
+        "platform_version": platform.version(),
+        "python_full_version": platform.python_version(),
+        "platform_python_implementation": platform.python_implementation(),
+        "python_version": ".".join(platform.python_version_tuple()[:2]),
+        "sys_platform": sys.platform,
+    }
+
 def distributions():
     seen = {}
     for dist in md.distributions():
         name = dist.metadata["Name"]
         if not name or normalize(name) in seen:
             continue  # the first one on sys.path is the one Python imports
-        seen[normalize(name)] = {"name": name, "normalized": normalize(name), "version": dist.version}
+        seen[normalize(name)] = {"name": name, "normalized": normalize(name), "version": dist.version,
+                                 "requires": list(dist.requires or [])}
     return sorted(seen.values(), key=lambda d: d["normalized"])
 
+# The module that judges a dist when the manifest names none, from what its RECORD installed
+# directly in site-packages: packages (a dir with __init__) and modules; a namespace dir
+# (no __init__, like google/ or nvidia/) is followed down to the real packages in it.
+MODULE_FILE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\.(?:py|(?:cpython-|pypy)[^/]*\.so|abi3\.so)$")
+STRAY = {"test", "tests", "testing", "example", "examples", "doc", "docs", "benchmark", "benchmarks",
+         "bench", "conftest", "setup", "scripts", "tools"}
+AFFIXES = {"python", "py", "headless"}
+NO_MODULE = "no importable module in RECORD: judged by its metadata only"
+_installed = None
+
+def installed(dist_name):
+    """The dist Python would use (the first one on sys.path), or None."""
+    global _installed
+    if _installed is None:
+        _installed = {}
+        for dist in md.distributions():
+            name = dist.metadata["Name"]
+            if name and normalize(name) not in _installed:
+                _installed[normalize(name)] = dist
+    return _installed.get(normalize(dist_name))
+
+def record_layout(files):
+    """({dir: set of file names}, {dir: set of subdir names}) of RECORD below site-packages (dirs as tuples)."""
+    names, subdirs = {}, {}
+    for f in files:
+        parts = tuple(f.parts)
+        if not parts or parts[0] in ("..", "/") or parts[0].endswith((".dist-info", ".data", ".egg-info")):
+            continue
+        for i in range(len(parts) - 1):
+            subdirs.setdefault(parts[:i], set()).add(parts[i])
+        names.setdefault(parts[:-1], set()).add(parts[-1])
+    return names, subdirs
+
+def pth_roots(dist, files):
+    """The dirs inside site-packages that the dist's .pth files put on sys.path, as tuples."""
+    site, roots = os.path.realpath(str(dist.locate_file(""))), []
+    for f in files:
+        if len(f.parts) != 1 or not f.name.endswith(".pth"):
+            continue
+        try:
+            lines = f.read_text().splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+        for line in (l.strip() for l in lines):
+            if line and not line.startswith(("#", "import ", "import\t")):
+                rel = os.path.relpath(os.path.realpath(os.path.join(site, line)), site)
+                if rel != "." and not rel.startswith(".."):
+                    roots.append(tuple(rel.split(os.sep)))
+    return roots
+
+def module_candidates(files, roots):
+    """Dotted names of the packages and modules RECORD installs at the top of site-packages and of
+    each .pth root; namespace dirs (no __init__) are followed down to the real packages in them."""
+    names, subdirs = record_layout(files)
+    def module(file_name):
+        m = MODULE_FILE.match(file_name)
+        return m.group(1) if m else None
+    def is_package(d):
+        return any(module(n) == "__init__" for n in names.get(d, ()))
+    found = []
+    def walk(root, d):
+        for n in sorted(names.get(d, ())):
+            if module(n) and not module(n).startswith("__"):
+                found.append(d[len(root):] + (module(n),))
+        for sub in sorted(subdirs.get(d, ())):
+            below = d + (sub,)
+            if not sub.isidentifier() or sub.startswith("__") or any(r[:len(below)] == below for r in roots):
+                continue
+            if is_package(below):
+                found.append(below[len(root):])
+            else:
+                walk(root, below)
+    for root in [()] + roots:
+        walk(root, root)
+    return found
+
+def squash(name):
+    return re.sub(r"[-_.]+", "", name).lower()
+
+def name_keys(dist_name):
+    """What a module named after the dist looks like: the whole name, the name without the words
+    python/py/headless/cuNN, and that without a leading python/py (pyyaml -> yaml)."""
+    words = normalize(dist_name).split("-")
+    core = "".join(w for w in words if w not in AFFIXES and not re.match(r"cu\d+$", w))
+    keys = [squash(dist_name), core, re.sub(r"^(python|py)", "", core)]
+    return [k for i, k in enumerate(keys) if k and k not in keys[:i]]
+
+def top_level_hint(dist):
+    text = dist.read_text("top_level.txt") or ""
+    return [n.strip() for n in text.split() if n.strip()]
+
+def best_candidate(candidates, dist_name, hint):
+    """Private names only when there is nothing else; stray test/example modules never, unless named
+    after the dist. Then: named after the dist, listed earlier in top_level.txt, shorter, by name."""
+    keys = name_keys(dist_name)
+    def match(c):
+        hits = [keys.index(k) for k in (squash(".".join(c)), squash(c[-1])) if k in keys]
+        return min(hits) if hits else len(keys)
+    public = [c for c in candidates if not any(p.startswith("_") for p in c)]
+    pool = [c for c in (public or candidates) if c[0].lower() not in STRAY or match(c) < len(keys)]
+    if not pool:
+        return None
+    def rank(c):
+        return (match(c), hint.index(c[0]) if c[0] in hint else len(hint), len(".".join(c)), ".".join(c))
+    return ".".join(min(pool, key=rank))
+
 def top_level_module(dist_name):
-    try:
-        dist = md.distribution(dist_name)
-    except md.PackageNotFoundError:
-        return dist_name.replace("-", "_")
-    text = dist.read_text("top_level.txt")
-    if text:
-        names = [n.strip() for n in text.split() if n.strip() and not n.startswith("_")]
-        if names:
-            return names[0]
-    for f in dist.files or []:
-        parts = f.parts
-        if len(parts) >= 2 and parts[1] == "__init__.py" and not parts[0].endswith((".dist-info", ".data")):
-            return parts[0]
-    return normalize(dist_name).replace("-", "_")
+    """(module, None), or (None, why) when the dist installs no module to import."""
+    dist = installed(dist_name)
+    fallback = normalize(dist_name).replace("-", "_")
+    if dist is None:
+        return fallback, None
+    hint = top_level_hint(dist)
+    listed = [n for n in hint if not n.startswith("_") and n.lower() not in STRAY]
+    files = dist.files
+    if files is None:  # no RECORD (an egg-info install): top_level.txt, else the dist's name
+        return (listed[0] if listed else fallback), None
+    module = best_candidate(module_candidates(files, pth_roots(dist, files)), dist_name, hint)
+    if module:
+        return module, None
+    if any(str(f).endswith(".pth") for f in files):  # an editable or path install: its code lives elsewhere
+        return (listed[0] if listed else fallback), None
+    return None, NO_MODULE
+
+def file_hash(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode()
+
+def record_check(dist, module):
+    """Are the module's files the ones the dist installed? ("matches" | "differs" | "not-listed" |
+    "no-record", the file it is about). Every loaded file of the package that RECORD lists is
+    hashed: a stale version.py under a current __init__.py differs too."""
+    main = getattr(module, "__file__", None)
+    if not main:
+        return None, ""
+    files = dist.files
+    if files is None:
+        return "no-record", main
+    hashes = {}
+    for f in files:
+        key = posixpath.normpath(str(f))
+        if f.hash is not None and f.hash.mode == "sha256":
+            hashes[key] = f.hash.value
+        else:
+            hashes.setdefault(key, None)
+    root = os.path.realpath(str(dist.locate_file("")))
+    def listed(path):
+        key = os.path.relpath(os.path.realpath(path), root).replace(os.sep, "/")
+        return key if hashes.get(key) else None
+    if listed(main) is None:
+        return "not-listed", main
+    paths = [main] + [getattr(m, "__file__", None) for name, m in sorted(sys.modules.items())
+                      if name.startswith(module.__name__ + ".")]
+    for path in paths:
+        key = listed(path) if path else None
+        if key is not None and file_hash(path) != hashes[key]:
+            return "differs", path
+    return "matches", main
 
 def resolve(module, dotted):
     value, path = module, module.__name__
@@ -63,18 +231,33 @@ def resolve(module, dotted):
             value = importlib.import_module(path)
     return value
 
+def version_text(value):
+    if value is None or isinstance(value, type(sys)) or callable(value):
+        return None
+    return value if isinstance(value, str) else str(value)
+
 def probe_import(request):
-    module_name = request.get("module") or top_level_module(request["dist"])
-    result = {"dist": request["dist"], "module": module_name}
+    module_name, skipped = request.get("module"), None
+    if not module_name:
+        module_name, skipped = top_level_module(request["dist"])
+    result = {"dist": request["dist"], "module": module_name or ""}
+    if skipped:
+        result["skipped"] = skipped
+        return result
     try:
         with contextlib.redirect_stdout(sys.stderr):
             module = importlib.import_module(module_name)
     except BaseException as e:
         result["error"] = "%s: %s" % (type(e).__name__, e)
         return result
-    version = getattr(module, "__version__", None)
+    version = version_text(getattr(module, "__version__", None))
     if version is not None:
-        result["version"] = str(version)
+        result["version"] = version
+        dist = installed(request["dist"])
+        if dist is not None and version != dist.version:  # only then does the verdict need RECORD
+            verdict, path = record_check(dist, module)
+            if verdict:
+                result["file_record"], result["file"] = verdict, path
     cuda = getattr(getattr(module, "version", None), "cuda", None)
     if cuda is not None:
         result["cuda"] = str(cuda)
@@ -90,7 +273,7 @@ def probe_import(request):
 
 def main():
     request = json.loads(sys.argv[1])
-    facts = {"interpreter": interpreter(), "distributions": distributions()}
+    facts = {"interpreter": interpreter(), "distributions": distributions(), "markers": markers()}
     facts["imports"] = [probe_import(r) for r in request.get("imports", [])]
     with open(sys.argv[2], "w") as out:
         json.dump(facts, out)

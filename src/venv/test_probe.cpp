@@ -45,6 +45,36 @@ TEST_SUITE("venv") {
     }
 }
 
+TEST_SUITE("venv") {
+    TEST_CASE("the probe says when a dist has no module, and whether the imported files are the dist's") {
+        auto facts = parse_probe_result(R"({
+          "interpreter": {}, "distributions": [],
+          "imports": [{"dist": "cuda-python", "module": "",
+                       "skipped": "no importable module in RECORD: judged by its metadata only"},
+                      {"dist": "regex", "module": "regex", "version": "2.5.148", "file_record": "matches",
+                       "file": "/v/site-packages/regex/__init__.py", "attrs": {}, "attr_errors": {}},
+                      {"dist": "a", "module": "a", "version": "1", "file_record": "differs", "file": "/v/a/_v.py"},
+                      {"dist": "b", "module": "b", "version": "1", "file_record": "not-listed", "file": "/x/b.py"},
+                      {"dist": "c", "module": "c", "version": "1", "file_record": "no-record", "file": "/v/c.py"},
+                      {"dist": "torch", "module": "torch", "version": "2.11.0"}]
+        })");
+        using Record = ImportResult::Record;
+        REQUIRE(facts.imports.size() == 6);
+        CHECK(facts.imports[0].skipped == "no importable module in RECORD: judged by its metadata only");
+        CHECK(facts.imports[0].module.empty());
+        CHECK_FALSE(facts.imports[0].error);
+        CHECK(facts.imports[1].skipped.empty());
+        CHECK(facts.imports[1].file_record == Record::matches);
+        CHECK(facts.imports[1].file == "/v/site-packages/regex/__init__.py");
+        CHECK(facts.imports[2].file_record == Record::differs);
+        CHECK(facts.imports[2].file == "/v/a/_v.py");
+        CHECK(facts.imports[3].file_record == Record::not_listed);
+        CHECK(facts.imports[4].file_record == Record::no_record);
+        CHECK(facts.imports[5].file_record == Record::unchecked);
+        CHECK(facts.imports[5].file.empty());
+    }
+}
+
 #include "base/error.hpp"
 #include "temp_dir.hpp"
 

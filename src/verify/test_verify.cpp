@@ -154,7 +154,9 @@ TEST_SUITE("verify") {
         CHECK(got[0].field == "mixed-cuda");
         CHECK(got[0].found == "0.26.0+cu128");
         CHECK(got[1].dist == "nvidia-cublas-cu12");
-        CHECK(verify::scan_mixed_cuda(dists, "cu128", {}).size() == 2);  // torch, flashinfer; cu12 wheels fit
+        CHECK(got[1].found == "12.8.4.1 (CUDA 12: name marker -cuNN)");
+        // torch, flashinfer and nvidia-cublas 13; the cu12 wheel fits
+        CHECK(verify::scan_mixed_cuda(dists, "cu128", {}).size() == 3);
     }
 
     TEST_CASE("mid-run, the scan spares what a later step installs; after the last step it spares nothing") {
@@ -168,5 +170,115 @@ TEST_SUITE("verify") {
         REQUIRE(last.size() == 1);
         CHECK(last[0].dist == "sgl-kernel");
         CHECK(last[0].field == "mixed-cuda");
+    }
+}
+
+namespace {
+
+// One dist, its import, and a version-only expectation: what judge_expectations says of __version__.
+struct VersionCase {
+    const char* what;
+    const char* module_version;
+    const char* dist_version;
+    venv::ImportResult::Record record;
+    bool ok;
+};
+
+std::vector<verify::Judgement> judge_one(const std::string& dist_version, const venv::ImportResult& import,
+                                         const manifest::Expectation& e) {
+    venv::Facts f;
+    f.distributions = {{e.dist, e.dist, dist_version}};
+    f.imports = {import};
+    return verify::judge_expectations({{"step", e}}, f);
+}
+
+const verify::Judgement* field_of(const std::vector<verify::Judgement>& all, const std::string& field) {
+    auto it = std::find_if(all.begin(), all.end(), [&](const verify::Judgement& j) { return j.field == field; });
+    return it == all.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+TEST_SUITE("verify") {
+    TEST_CASE("__version__ agrees with the metadata, or the files imported are exactly the dist's") {
+        using Record = venv::ImportResult::Record;
+        const VersionCase cases[] = {
+            {"torch nightly", "2.11.0.dev20251230+cu130", "2.11.0.dev20251230+cu130", Record::unchecked, true},
+            {"numpy", "1.26.4", "1.26.4", Record::unchecked, true},
+            {"trailing zero", "2.0", "2.0.0", Record::unchecked, true},
+            {"certifi's zero-padded calver", "2026.05.20", "2026.5.20", Record::unchecked, true},
+            {"cv2 drops the build part", "4.9.0", "4.9.0.80", Record::unchecked, true},
+            {"flashinfer's module-only local label", "0.2.5+cu128torch2.6", "0.2.5", Record::unchecked, true},
+            {"stale, unchecked", "2.10.0", "2.11.0", Record::unchecked, false},
+            {"stale: a file differs", "2.10.0", "2.11.0", Record::differs, false},
+            {"stale: from outside the dist", "2.10.0", "2.11.0", Record::not_listed, false},
+            {"stale: no RECORD", "2.10.0", "2.11.0", Record::no_record, false},
+            {"lagging __version__, files as installed", "2.10.0", "2.11.0", Record::matches, true},
+            {"regex's own numbering", "2.5.148", "2024.11.6", Record::matches, true},
+            {"regex's numbering, unverified", "2.5.148", "2024.11.6", Record::unchecked, false},
+            {"protobuf 5 module under protobuf 6 metadata", "5.29.0", "6.31.1", Record::not_listed, false},
+            {"another CUDA's build shadows", "2.11.0+cu128", "2.11.0+cu130", Record::differs, false},
+            {"another local label, files as installed", "2.11.0+cu128", "2.11.0+cu130", Record::matches, true},
+            {"one part is no prefix", "4", "4.9", Record::unchecked, false},
+            {"a prefix with a pre-release", "4.9.0rc1", "4.9.0.80", Record::unchecked, false},
+            {"not PEP 440, equal", "unknown-1", "unknown-1", Record::unchecked, true},
+            {"not PEP 440, unverified", "unknown", "1.0", Record::unchecked, false},
+            {"not PEP 440, files as installed", "unknown", "1.0", Record::matches, true},
+        };
+        for (const auto& c : cases) {
+            CAPTURE(c.what);
+            venv::ImportResult r{"pkg", "pkg", std::nullopt, c.module_version, std::nullopt, {}, {}};
+            r.file_record = c.record;
+            r.file = "/v/lib/site-packages/pkg/__init__.py";
+            auto all = judge_one(c.dist_version, r, expect("pkg"));
+            const auto* j = field_of(all, "__version__");
+            REQUIRE(j != nullptr);
+            CHECK(j->ok == c.ok);
+            CHECK(j->expected == c.dist_version);
+            CHECK(j->found.rfind(c.module_version, 0) == 0);
+            if (!c.ok) {
+                CHECK(j->found.find("stale or shadowed") != std::string::npos);
+            }
+            if (c.ok && c.record == Record::matches) {
+                CHECK(j->found.find("own numbering") != std::string::npos);
+            }
+            CHECK(verify::failures(all).size() == (c.ok ? 0U : 1U));
+        }
+    }
+
+    TEST_CASE("a stale module's mismatch says which file and why") {
+        venv::ImportResult r{"pkg", "pkg", std::nullopt, "2.10.0", std::nullopt, {}, {}};
+        r.file_record = venv::ImportResult::Record::differs;
+        r.file = "/v/lib/site-packages/pkg/_version.py";
+        auto got = verify::failures(judge_one("2.11.0", r, expect("pkg")));
+        REQUIRE(got.size() == 1);
+        CHECK(got[0] == Mismatch{"step", "pkg", "__version__", "2.11.0",
+                                 "2.10.0 (stale or shadowed module: /v/lib/site-packages/pkg/_version.py differs "
+                                 "from the dist's RECORD)"});
+    }
+
+    TEST_CASE("a dist with no module of its own is judged by its metadata; cuda and attrs then cannot pass") {
+        venv::ImportResult r{"nvidia-cuda-runtime", "", std::nullopt, std::nullopt, std::nullopt, {}, {}};
+        r.skipped = "no importable module in RECORD: judged by its metadata only";
+        auto e = expect("nvidia-cuda-runtime");
+        e.version = pep::SpecifierSet::parse(">=13");
+        auto all = judge_one("13.0.96", r, e);
+        const auto* import = field_of(all, "import");
+        REQUIRE(import != nullptr);
+        CHECK(import->ok);
+        CHECK(import->found == "skipped (no importable module in RECORD: judged by its metadata only)");
+        REQUIRE(field_of(all, "version") != nullptr);
+        CHECK(field_of(all, "version")->ok);
+        CHECK(field_of(all, "__version__") == nullptr);
+        CHECK(verify::failures(all).empty());
+        CHECK(verify::failures(judge_one("12.9.79", r, e)).size() == 1);  // the metadata still counts
+
+        e.cuda = "13.0";
+        e.attrs = {{"x", "y"}};
+        auto failed = verify::failures(judge_one("13.0.96", r, e));
+        REQUIRE(failed.size() == 2);
+        CHECK(failed[0].field == "cuda");
+        CHECK(failed[0].found.find("name a module with import:") != std::string::npos);
+        CHECK(failed[1].field == "attrs.x");
     }
 }

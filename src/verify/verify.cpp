@@ -1,7 +1,6 @@
 #include "verify/verify.hpp"
 
 #include <algorithm>
-#include <regex>
 
 #include "pep/name.hpp"
 #include "pep/version.hpp"
@@ -10,11 +9,6 @@ namespace stackup::verify {
 namespace {
 
 using manifest::Expectation;
-
-std::string installed_label(const venv::Distribution& d) {
-    auto v = pep::Version::parse(d.version);
-    return v ? v->local() : std::string();
-}
 
 void judge(std::vector<Judgement>& out, const ActiveExpectation& a, std::string field, std::string expected,
            std::string found, bool ok) {
@@ -35,17 +29,64 @@ void judge_version(const ActiveExpectation& a, const venv::Distribution& d, std:
     }
 }
 
-// The import must agree with the metadata: a module whose __version__ names
-// another release means stale files shadow what was installed.
+// Does a module's __version__ name the release its metadata names? Local labels count only when
+// both carry one (flashinfer's module says 0.2.5+cu128torch2.6 of a plain 0.2.5); a release of two
+// or more parts that is a prefix of the dist's, all else equal, agrees (cv2 says 4.9.0 of
+// 4.9.0.80); numbers that are not PEP 440 agree only when equal as text.
+bool module_version_agrees(const std::string& reported_text, const std::string& installed_text) {
+    auto reported = pep::Version::parse(reported_text);
+    auto installed = pep::Version::parse(installed_text);
+    if (!reported || !installed) {
+        return pep::strip_whitespace(reported_text) == pep::strip_whitespace(installed_text);
+    }
+    if (!reported->local().empty() && !installed->local().empty() && reported->local() != installed->local()) {
+        return false;
+    }
+    const pep::Version r = reported->without_local();
+    const pep::Version i = installed->without_local();
+    if (r == i) {
+        return true;
+    }
+    const auto& short_release = r.release();
+    const auto& long_release = i.release();
+    return r.epoch() == i.epoch() && r.pre() == i.pre() && r.post() == i.post() && r.dev() == i.dev() &&
+           short_release.size() >= 2 && short_release.size() < long_release.size() &&
+           std::equal(short_release.begin(), short_release.end(), long_release.begin());
+}
+
+std::string record_verdict(const venv::ImportResult& r) {
+    using Record = venv::ImportResult::Record;
+    switch (r.file_record) {
+        case Record::matches:
+            return r.file + " matches the dist's RECORD";
+        case Record::differs:
+            return r.file + " differs from the dist's RECORD";
+        case Record::not_listed:
+            return r.file + " is not in the dist's RECORD";
+        case Record::no_record:
+            return "the dist has no RECORD to check " + r.file + " against";
+        case Record::unchecked:
+            break;
+    }
+    return "not checked against the dist's RECORD";
+}
+
+// The import must agree with the metadata. A __version__ that does not is the module's own
+// numbering (regex says 2.5.148 of 2024.11.6) only when the files imported are exactly the ones
+// the dist installed; otherwise stale files shadow what was installed.
 void judge_module_version(const ActiveExpectation& a, const venv::Distribution& d, const venv::ImportResult& r,
                           std::vector<Judgement>& out) {
     if (!r.version) {
         return;
     }
-    auto reported = pep::Version::parse(*r.version);
-    auto installed = pep::Version::parse(d.version);
-    if (reported && installed) {
-        judge(out, a, "__version__", d.version, *r.version, reported->without_local() == installed->without_local());
+    if (module_version_agrees(*r.version, d.version)) {
+        judge(out, a, "__version__", d.version, *r.version, true);
+    } else if (r.file_record == venv::ImportResult::Record::matches) {
+        judge(out, a, "__version__", d.version, *r.version + " (the module's own numbering: " + record_verdict(r) + ")",
+              true);
+    } else {
+        judge(out, a, "__version__", d.version, *r.version + " (stale or shadowed module: " + record_verdict(r) + ")",
+              false);
     }
 }
 
@@ -55,6 +96,17 @@ void judge_import(const ActiveExpectation& a, const venv::Distribution& d, const
     const venv::ImportResult* r = facts.import_of(e.dist);
     if (r == nullptr) {
         judge(out, a, "import", "an import result", "none (probe did not run it)", false);
+        return;
+    }
+    if (!r->skipped.empty()) {
+        judge(out, a, "import", "the dist's own module", "skipped (" + r->skipped + ")", true);
+        const std::string nothing = "nothing imported (" + r->skipped + "); name a module with import:";
+        if (e.cuda) {
+            judge(out, a, "cuda", *e.cuda, nothing, false);
+        }
+        for (const auto& [attr, want] : e.attrs) {
+            judge(out, a, "attrs." + attr, want, nothing, false);
+        }
         return;
     }
     if (r->error) {
@@ -77,13 +129,16 @@ void judge_import(const ActiveExpectation& a, const venv::Distribution& d, const
     }
 }
 
-std::optional<std::string> cuda_major_of_label(const std::string& label) {
-    static const std::regex re("cu(\\d+?)(\\d)");
-    std::smatch m;
-    if (std::regex_match(label, m, re)) {
-        return m[1].str();
+// A step in (removed_at, last] lists it: installing it again is the manifest's own wish.
+bool installed_by(const manifest::Manifest& m, std::size_t removed_at, std::size_t last, const std::string& dist) {
+    for (std::size_t i = removed_at; i <= last && i < m.steps.size(); ++i) {
+        for (const auto& req : m.steps[i].packages) {
+            if (req.normalized_name() == dist) {
+                return true;
+            }
+        }
     }
-    return std::nullopt;
+    return false;
 }
 
 }  // namespace
@@ -146,48 +201,118 @@ std::vector<Mismatch> check_expectations(const std::vector<ActiveExpectation>& a
     return failures(judge_expectations(active, facts));
 }
 
-std::optional<std::string> target_cuda_label(const manifest::Manifest& m) {
+std::optional<CudaTarget> target_cuda(const manifest::Manifest& m) {
     if (m.cuda && !m.cuda->toolkit.empty()) {
-        std::string label = "cu";
-        for (char c : m.cuda->toolkit) {
-            if (c != '.') {
-                label.push_back(c);
-            }
-        }
-        return label;
+        return cuda_target_of_toolkit(m.cuda->toolkit);
     }
-    std::optional<std::string> found;
+    std::optional<CudaTarget> found;
     for (const auto& step : m.steps) {
         for (const auto& e : step.expect) {
-            if (e.local && cuda_major_of_label(*e.local)) {
-                if (found && *found != *e.local) {
-                    return std::nullopt;  // the expectations disagree: no single target
-                }
-                found = e.local;
+            auto target = e.local ? cuda_target_of_label(*e.local) : std::nullopt;
+            if (!target) {
+                continue;
             }
+            if (found && *found != *target) {
+                return std::nullopt;  // the expectations disagree: no single target
+            }
+            found = target;
         }
     }
     return found;
 }
 
+std::optional<std::string> target_cuda_label(const manifest::Manifest& m) {
+    auto target = target_cuda(m);
+    return target ? std::optional<std::string>(target->label) : std::nullopt;
+}
+
+CudaScan scan_cuda(const std::vector<venv::Distribution>& dists, const std::optional<CudaTarget>& target,
+                   const std::vector<std::string>& allow_mixed, const std::vector<std::string>& spared) {
+    auto listed = [](const std::vector<std::string>& names, const std::string& name) {
+        return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    CudaScan scan;
+    for (const auto& d : dists) {
+        auto flavour = cuda_flavour(d.normalized, d.version);
+        if (!flavour) {
+            continue;
+        }
+        scan.seen[flavour->major].push_back(d.normalized + " " + d.version);
+        if (!target || !is_other_cuda(*flavour, *target) || listed(spared, d.normalized)) {
+            continue;
+        }
+        if (listed(allow_mixed, d.normalized)) {
+            scan.allowed.push_back(d.normalized + " " + d.version + " (" + describe(*flavour) + ")");
+        } else if (!flavour->label.empty()) {
+            scan.mixed.push_back({"", d.normalized, "mixed-cuda", "a " + target->label + " build", d.version});
+        } else {
+            scan.mixed.push_back({"", d.normalized, "mixed-cuda", "CUDA " + std::to_string(target->major),
+                                  d.version + " (" + describe(*flavour) + ": " + flavour->rule + ")"});
+        }
+    }
+    return scan;
+}
+
 std::vector<Mismatch> scan_mixed_cuda(const std::vector<venv::Distribution>& dists, const std::string& target,
                                       const std::vector<std::string>& allow_mixed) {
-    static const std::regex nvidia_re("nvidia-.*-cu(\\d+)");
-    auto target_major = cuda_major_of_label(target);
-    std::vector<Mismatch> out;
-    for (const auto& d : dists) {
-        if (std::find(allow_mixed.begin(), allow_mixed.end(), d.normalized) != allow_mixed.end()) {
-            continue;
+    return scan_cuda(dists, cuda_target_of_label(target), allow_mixed).mixed;
+}
+
+std::string describe_seen(const CudaScan& scan) {
+    if (scan.seen.empty()) {
+        return "no CUDA-specific builds";
+    }
+    std::string out;
+    for (const auto& [major, names] : scan.seen) {
+        out += (out.empty() ? "" : "; ") + ("CUDA " + std::to_string(major) + ": ");
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            out += (i ? ", " : "") + names[i];
         }
-        std::string label = installed_label(d);
-        if (cuda_major_of_label(label) && label != target) {
-            out.push_back({"", d.normalized, "mixed-cuda", "a " + target + " build", d.version});
-            continue;
+    }
+    return out;
+}
+
+std::vector<Judgement> cuda_judgements(const CudaScan& scan, const std::optional<CudaTarget>& target) {
+    std::vector<Judgement> out;
+    if (!target) {
+        // Never "no mixed CUDA builds" when nothing was judged: say what was seen.
+        out.push_back({"", "", "cuda-builds", "no target CUDA given (cuda.toolkit, or an expectation's local label)",
+                       "not judged; seen: " + describe_seen(scan), true});
+        return out;
+    }
+    for (const auto& x : scan.mixed) {
+        out.push_back({x.step, x.dist, x.field, x.expected, x.found, false});
+    }
+    if (scan.mixed.empty()) {
+        std::string found = "no other CUDA build";
+        if (!scan.allowed.empty()) {
+            found += "; allow_mixed let pass: ";
+            for (std::size_t i = 0; i < scan.allowed.size(); ++i) {
+                found += (i ? ", " : "") + scan.allowed[i];
+            }
         }
-        std::smatch m;
-        if (target_major && std::regex_match(d.normalized, m, nvidia_re) && m[1].str() != *target_major) {
-            out.push_back({"", d.normalized, "mixed-cuda", "CUDA " + *target_major + " runtime wheels",
-                           d.name + " " + d.version});
+        out.push_back({"", "", "mixed-cuda", "only " + target->label + " builds", found, true});
+    }
+    return out;
+}
+
+std::vector<Judgement> judge_removals(const manifest::Manifest& m, std::size_t last,
+                                      const std::vector<venv::Distribution>& dists) {
+    std::vector<Judgement> out;
+    for (std::size_t s = 0; s <= last && s < m.steps.size(); ++s) {
+        for (const auto& pattern : m.steps[s].remove) {
+            bool any = false;
+            for (const auto& d : dists) {
+                if (!manifest::removal_matches(pattern, d.normalized) || installed_by(m, s, last, d.normalized)) {
+                    continue;
+                }
+                any = true;
+                out.push_back({m.steps[s].name, d.normalized, "removed", "absent (remove: " + pattern + ")", d.version,
+                               false});
+            }
+            if (!any) {
+                out.push_back({m.steps[s].name, "", "removed", "nothing matches " + pattern, "none installed", true});
+            }
         }
     }
     return out;
@@ -195,22 +320,18 @@ std::vector<Mismatch> scan_mixed_cuda(const std::vector<venv::Distribution>& dis
 
 std::vector<Judgement> judge_all(const manifest::Manifest& m, std::size_t last, const venv::Facts& facts) {
     auto out = judge_expectations(expectations_through(m, last), facts);
-    if (auto target = target_cuda_label(m)) {
-        // A dist that a later step installs may still be the old build now.
-        std::vector<std::string> exempt = m.allow_mixed;
-        for (std::size_t i = last + 1; i < m.steps.size(); ++i) {
-            for (const auto& req : m.steps[i].packages) {
-                exempt.push_back(req.normalized_name());
-            }
-        }
-        auto mixed = scan_mixed_cuda(facts.distributions, *target, exempt);
-        for (const auto& x : mixed) {
-            out.push_back({x.step, x.dist, x.field, x.expected, x.found, false});
-        }
-        if (mixed.empty()) {
-            out.push_back({"", "", "mixed-cuda", "only " + *target + " builds", "no other CUDA build", true});
+    auto removals = judge_removals(m, last, facts.distributions);
+    out.insert(out.end(), removals.begin(), removals.end());
+    // A dist that a later step installs may still be the old build now.
+    std::vector<std::string> spared;
+    for (std::size_t i = last + 1; i < m.steps.size(); ++i) {
+        for (const auto& req : m.steps[i].packages) {
+            spared.push_back(req.normalized_name());
         }
     }
+    auto target = target_cuda(m);
+    auto cuda = cuda_judgements(scan_cuda(facts.distributions, target, m.allow_mixed, spared), target);
+    out.insert(out.end(), cuda.begin(), cuda.end());
     return out;
 }
 

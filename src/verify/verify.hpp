@@ -1,11 +1,13 @@
 #pragma once
 // Pure judgement: expectations + facts -> mismatches, and the mixed-CUDA scan.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "manifest/manifest.hpp"
+#include "verify/cuda.hpp"
 #include "venv/probe.hpp"
 
 namespace stackup::verify {
@@ -54,17 +56,39 @@ std::vector<venv::ImportRequest> import_requests(const std::vector<ActiveExpecta
 std::vector<Judgement> judge_expectations(const std::vector<ActiveExpectation>& active, const venv::Facts& facts);
 std::vector<Mismatch> check_expectations(const std::vector<ActiveExpectation>& active, const venv::Facts& facts);
 
-// The target CUDA as a local label ("cu130"): from cuda.toolkit, else from the
-// expectations' `local` labels when they name one CUDA; nullopt when unknown.
+// The target CUDA: from cuda.toolkit, else from the expectations' `local`
+// labels when they name one CUDA; nullopt when unknown.
+std::optional<CudaTarget> target_cuda(const manifest::Manifest& m);
+// Its label ("cu130").
 std::optional<std::string> target_cuda_label(const manifest::Manifest& m);
 
-// Dists built for another CUDA than `target` ("cu130"): a `cuXYZ` local label
-// that differs, or an nvidia-*-cuNN wheel of another major; `allow_mixed` exempts.
+// The CUDA builds among `dists` (verify/cuda.hpp's table) against `target`.
+struct CudaScan {
+    std::vector<Mismatch> mixed;                    // built for another CUDA than the target
+    std::vector<std::string> allowed;               // "name version (CUDA 12)" that allow_mixed let pass
+    std::map<int, std::vector<std::string>> seen;   // CUDA major -> "name version" of every CUDA-specific dist
+};
+// `allow_mixed` and `spared` (what a later step installs) are exempt; with no
+// target nothing is mixed, but `seen` still says what is there.
+CudaScan scan_cuda(const std::vector<venv::Distribution>& dists, const std::optional<CudaTarget>& target,
+                   const std::vector<std::string>& allow_mixed, const std::vector<std::string>& spared = {});
+// scan_cuda(...).mixed against the target label "cu130".
 std::vector<Mismatch> scan_mixed_cuda(const std::vector<venv::Distribution>& dists, const std::string& target,
                                       const std::vector<std::string>& allow_mixed);
+// "CUDA 12: nvidia-cuda-runtime-cu12 12.8.90; CUDA 13: cuda-bindings 13.0.1"
+std::string describe_seen(const CudaScan& scan);
+// The scan as judgements: one per mixed dist, else one passing line that names
+// what allow_mixed hid; with no target one passing "not judged" line with what was seen.
+std::vector<Judgement> cuda_judgements(const CudaScan& scan, const std::optional<CudaTarget>& target);
 
-// The whole round after a step: expectations, then the mixed-CUDA scan, which
-// spares the dists a later step will install (after the last step, none).
+// Every `remove:` of steps 0..last: a dist matching it fails ("removed",
+// expected absent) unless a step from the removing one to `last` installs it
+// again; a pattern matching nothing passes.
+std::vector<Judgement> judge_removals(const manifest::Manifest& m, std::size_t last,
+                                      const std::vector<venv::Distribution>& dists);
+
+// The whole round after a step: expectations, removals, then the mixed-CUDA
+// scan, which spares the dists a later step will install (after the last step, none).
 std::vector<Judgement> judge_all(const manifest::Manifest& m, std::size_t last, const venv::Facts& facts);
 // The failures of judge_all.
 std::vector<Mismatch> check_all(const manifest::Manifest& m, std::size_t last, const venv::Facts& facts);

@@ -1,7 +1,9 @@
 """`apply --dry-run` is the real pipeline with the install stage swapped for uv's own
 --dry-run: the plan, the exact uv command of each step (pins included) and uv's report,
 and nothing touched: the tree digest is unchanged, no snapshot, no journal, torch still cu128.
-A step whose uv dry run fails exits 4 and still touches nothing.
+A step whose uv dry run fails exits 4 and still touches nothing. On a venv made by
+`python -m venv` and pip (as servers are), where uv has never run, uv's dry run creates its
+`.lock` in the venv: stackup removes it again, so the tree digest is unchanged there too.
 """
 import harness
 from harness import check, check_module, check_rc, check_says
@@ -33,4 +35,31 @@ def scenario(t):
     untouched(t, venv, before, "after a failing dry run")
 
 
-harness.main(scenario)
+def pip_venv(t, server):
+    """A venv made by python -m venv, its cu128 stack installed by its own pip: no uv has touched it."""
+    venv = t.tmp / "pip-venv"
+    r = harness.run([harness.sys.executable, "-m", "venv", venv], echo=False)
+    check(r.rc == 0, f"python -m venv failed:\n{r}")
+    r = harness.run([venv / "bin" / "pip", "install", "-q", "--no-cache-dir", "--disable-pip-version-check",
+                     "--index-url", server.url("cu128"), "--extra-index-url", server.url("pypi"),
+                     f"torch=={TORCH_CU128}", "torchvision==0.25.0+cu128"], echo=False)
+    check(r.rc == 0, f"pip install failed:\n{r}")
+    check(not (venv / ".lock").exists(), "setup: the pip venv already has uv's .lock")
+    return venv
+
+
+def scenario_pip(t, server):
+    venv = pip_venv(t, server)
+    before = t.tree(venv)
+    r = t.stackup("apply", "--dry-run", t.manifest(t.upgrade_doc(server, venv), "pip.yaml"))
+    check_rc(r, 0)
+    check(not (venv / ".lock").exists(), "the dry run left uv's .lock in the venv")
+    untouched(t, venv, before, "after a dry run on a pip-made venv")
+
+
+def both(t):
+    scenario(t)
+    scenario_pip(t, t._servers[0])
+
+
+harness.main(both)

@@ -1,7 +1,7 @@
-"""An installer no-op is named as such: a step whose requirement uv skips (its marker is
-false on this interpreter) leaves the cu128 torch as it was; uv says only "Checked" or
-"Audited", and the step's expectation fails. stackup exits 4 naming the installer no-op
-and torch, and the venv is restored exactly.
+"""A step that changes nothing is named as such. Its requirement's marker is false on this
+interpreter: the plan says it is skipped (and, as the cu128 torch would stay, refuses with 3,
+touching nothing). With allow_mixed letting that pass, the step installs nothing, its
+expectation fails, and stackup exits 4 naming the no-op and torch; the venv is restored exactly.
 """
 import harness
 from harness import check_module, check_rc, check_says
@@ -18,6 +18,12 @@ def scenario(t):
     manifest = t.manifest(doc)
     before = t.tree(venv)
 
+    r = t.stackup("apply", manifest)
+    check_rc(r, 3)
+    check_says(r, "skip", "marker is false for this venv", "expects it")
+    t.assert_tree(venv, before, "a refused plan")
+
+    manifest = t.manifest(dict(doc, allow_mixed=["torch", "torchvision"]), "allowed.yaml")
     r = t.stackup("apply", manifest)
     check_rc(r, 4)
     check_says(r, "installer no-op", "torch", TORCH_CU128)

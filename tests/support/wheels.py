@@ -136,6 +136,50 @@ def build_stack(root):
     return root
 
 
+def nvidia_like(out_dir, name, version, lib_dir, library, requires=()):
+    """An NVIDIA CUDA component wheel as on the real indexes: shared libraries under the `nvidia`
+    namespace package (no nvidia/__init__.py), top_level.txt `nvidia`, nothing to import."""
+    files = {f"nvidia/{lib_dir}/lib/{library}": b"\x7fELF stand-in for " + library.encode() + b"\n",
+             f"nvidia/{lib_dir}/include/{library.split('.')[0]}.h": f"/* {name} {version} */\n"}
+    return build_wheel(out_dir, name, version, files, requires=requires, top_level=["nvidia"])
+
+
+# The CUDA 12 -> 13 rename: NVIDIA's -cu12 wheels (one dir per library) become unsuffixed
+# 13.x wheels (all in nvidia/cu13), and torch +cu130 depends on the new names, so uv installs
+# them beside the old ones and never removes those.
+RUNTIME_CU12 = "12.8.90"
+CUBLAS_CU12 = "12.8.4.1"
+RUNTIME_13 = "13.0.96"
+CUBLAS_13 = "13.0.0.19"
+CUFFT_13 = "12.0.0.15"     # CUDA 13's cuFFT: the library's own version
+
+
+def build_rename_stack(root):
+    """Writes <root>/<index>/<project>/<wheel> and returns root:
+
+    nv-cu128  torch 2.10.0+cu128, needing nvidia-cuda-runtime-cu12 and nvidia-cublas-cu12
+    nv-cu130  torch 2.11.0.dev20251230+cu130, needing nvidia-cuda-runtime, nvidia-cublas, nvidia-cufft (13)
+    nv-pypi   filelock, the NVIDIA wheels of both generations, and oldcuda (needs nvidia-cuda-runtime-cu12)
+    """
+    def at(index, project):
+        return os.path.join(root, index, project)
+
+    cu12 = [f"nvidia-cuda-runtime-cu12=={RUNTIME_CU12}", f"nvidia-cublas-cu12=={CUBLAS_CU12}"]
+    cu13 = [f"nvidia-cuda-runtime=={RUNTIME_13}", f"nvidia-cublas=={CUBLAS_13}", f"nvidia-cufft=={CUFFT_13}"]
+    torch_like(at("nv-cu128", "torch"), "torch", TORCH_CU128, "12.8", requires=["filelock>=3.0", *cu12])
+    torch_like(at("nv-cu130", "torch"), "torch", TORCH_CU130, "13.0", requires=["filelock>=3.0", *cu13])
+    plain(at("nv-pypi", "filelock"), "filelock", "3.20.0")
+    nvidia_like(at("nv-pypi", "nvidia-cuda-runtime-cu12"), "nvidia-cuda-runtime-cu12", RUNTIME_CU12,
+                "cuda_runtime", "libcudart.so.12")
+    nvidia_like(at("nv-pypi", "nvidia-cublas-cu12"), "nvidia-cublas-cu12", CUBLAS_CU12, "cublas",
+                "libcublas.so.12")
+    nvidia_like(at("nv-pypi", "nvidia-cuda-runtime"), "nvidia-cuda-runtime", RUNTIME_13, "cu13", "libcudart.so.13")
+    nvidia_like(at("nv-pypi", "nvidia-cublas"), "nvidia-cublas", CUBLAS_13, "cu13", "libcublas.so.13")
+    nvidia_like(at("nv-pypi", "nvidia-cufft"), "nvidia-cufft", CUFFT_13, "cu13", "libcufft.so.12")
+    plain(at("nv-pypi", "oldcuda"), "oldcuda", "1.0", requires=[f"nvidia-cuda-runtime-cu12=={RUNTIME_CU12}"])
+    return root
+
+
 if __name__ == "__main__":
     import sys
     if len(sys.argv) != 3 or sys.argv[1] != "stack":

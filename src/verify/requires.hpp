@@ -1,0 +1,35 @@
+#pragma once
+// `pip check`, pure: every installed dist's Requires-Dist against what is installed.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "venv/probe.hpp"
+
+namespace stackup::verify {
+
+struct BrokenRequirement {
+    std::string dist;          // normalized name of the dist that declares the requirement
+    std::string version;       // its installed version
+    std::string requirement;   // the Requires-Dist line as written (marker included)
+    std::string problem;       // "not installed" | "2.3.1 is installed" | "unreadable requirement: ..."
+    friend bool operator==(const BrokenRequirement&, const BrokenRequirement&) = default;
+};
+
+// Every installed dist's Requires-Dist (venv::Distribution::requires_dist) against what is installed,
+// markers evaluated with `markers` and extra "" (so requirements only for an extra are skipped, as
+// pip check does); specifiers admit pre-releases, and one without a local label admits any local
+// label. A "name @ url" requirement only asks for presence. Sorted by dist then requirement.
+std::vector<BrokenRequirement> broken_requirements(const std::vector<venv::Distribution>& dists,
+                                                   const std::map<std::string, std::string>& markers);
+
+// What `after` breaks that `before` did not: identity is (dist, requirement); a venv that was already
+// inconsistent must not fail every apply.
+std::vector<BrokenRequirement> new_breakage(const std::vector<BrokenRequirement>& before,
+                                            const std::vector<BrokenRequirement>& after);
+
+// "cuda-bindings 12.9.10 requires cuda-pathfinder~=1.1: not installed"
+std::string describe(const BrokenRequirement& b);
+
+}  // namespace stackup::verify
