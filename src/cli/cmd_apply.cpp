@@ -39,7 +39,12 @@ public:
         std::string counter = "[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] " + step.name;
         say(paint_(counter, Color::bold));
         if (verbosity_ == Verbosity::verbose || commands_ == Commands::always) {
-            say("    $ " + installer::render_argv(step.argv));
+            if (!step.remove_argv.empty()) {
+                say("    $ " + installer::render_argv(step.remove_argv));
+            }
+            if (!step.argv.empty()) {
+                say("    $ " + installer::render_argv(step.argv));
+            }
             for (const auto& line : step.requirements) {
                 say("      " + line);
             }

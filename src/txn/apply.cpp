@@ -99,17 +99,11 @@ public:
         const manifest::Step& step = m_.steps[i];
         StepReport& r = report.steps[i];
         r.requirements = requirement_lines(report.plan.steps.at(i), step);
-        auto removals = removal_names(step, facts);
+        auto removal = removal_invocation(step, facts, r);
         auto install = install_invocation(i, step, r);
-        if (!removals.empty()) {
-            auto removal = installer::removal_invocation(m_, removals, options_.uv, options_.venv, options_.caller_env, mode_);
-            r.remove_argv = redacted(removal.argv);
-        }
         observer_.step_started(i, m_.steps.size(), r);
         auto started = Clock::now();
-        bool ran = run_installer(r, removals.empty() ? std::nullopt : std::optional(installer::removal_invocation(
-                                        m_, removals, options_.uv, options_.venv, options_.caller_env, mode_))) &&
-                   run_installer(r, install);
+        bool ran = run_installer(r, removal) && run_installer(r, install);
         if (!ran) {
             r.status = StepStatus::installer_failed;
             report.failure = "step '" + step.name + "': the installer failed (" + r.installer_error + ")";
@@ -172,15 +166,22 @@ private:
         return out;
     }
 
-    // What the step's `remove:` matches in the venv as it is now (an earlier step may have added some).
-    static std::vector<std::string> removal_names(const manifest::Step& step, const venv::Facts& facts) {
+    // The uninstall of what the step's `remove:` matches in the venv as it is now (an
+    // earlier step may have added some); nullopt when it matches nothing.
+    std::optional<installer::Invocation> removal_invocation(const manifest::Step& step, const venv::Facts& facts,
+                                                            StepReport& r) const {
         std::vector<std::string> names;
-        for (const auto& r : plan::resolve_removals(step, facts.distributions)) {
-            if (!r.name.empty() && std::find(names.begin(), names.end(), r.name) == names.end()) {
-                names.push_back(r.name);
+        for (const auto& removal : plan::resolve_removals(step, facts.distributions)) {
+            if (!removal.name.empty() && std::find(names.begin(), names.end(), removal.name) == names.end()) {
+                names.push_back(removal.name);
             }
         }
-        return names;
+        if (names.empty()) {
+            return std::nullopt;
+        }
+        auto invocation = installer::removal_invocation(m_, names, options_.uv, options_.venv, options_.caller_env, mode_);
+        r.remove_argv = redacted(invocation.argv);
+        return invocation;
     }
 
     // The step's uv install, its requirements file written; nullopt for a step that only removes.

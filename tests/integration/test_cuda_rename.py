@@ -67,6 +67,11 @@ def applies_with_remove(t, server, venv, before):
     check_says(r, "nvidia-cuda-runtime-cu12", "remove", "(remove: nvidia-*-cu12)")
     t.assert_tree(venv, before, "stackup plan changed the venv")
 
+    r = t.stackup("apply", "--dry-run", manifest)
+    check_rc(r, 0)
+    check_says(r, "pip uninstall", "--dry-run nvidia-cublas-cu12 nvidia-cuda-runtime-cu12", "Would uninstall")
+    t.assert_tree(venv, before, "apply --dry-run with remove: changed the venv")
+
     r = t.stackup("apply", manifest)
     check_rc(r, 0)
     after = dists(t, venv)

@@ -6,7 +6,8 @@ Layout: <root>/<index>/<project>/<file>.whl. URLs:
                               PEP 691 JSON instead when <root>/<index>/.format says "json" and
                               the client's Accept asks for application/vnd.pypi.simple.v1+json
   /<index>/<project>/<file>   the file
-  (an index whose folder holds a .auth file "user:password" answers 401 without that Basic auth)
+  (an index whose folder holds a .auth file "user:password" answers 401 without that Basic auth;
+  a file FILE beside FILE.yanked is listed as yanked (PEP 592), the .yanked file's text its reason)
   /_control                   GET: rules and request log (JSON); POST: {"rules": [...]} replaces
                               the rules; DELETE: clears them and releases hung requests
 
@@ -221,6 +222,9 @@ class _Handler(BaseHTTPRequestHandler):
             attrs = ""
             if requires_python:
                 attrs = f' data-requires-python="{html.escape(requires_python)}"'
+            reason = _yanked(full)
+            if reason is not None:
+                attrs += f' data-yanked="{html.escape(reason)}"'
             links.append((href, name, attrs))
         self._page(f"Links for {project}", links)
 
@@ -230,6 +234,9 @@ class _Handler(BaseHTTPRequestHandler):
             entry = {"filename": name, "url": urllib.parse.quote(name), "hashes": {"sha256": _sha256(full)}}
             if requires_python:
                 entry["requires-python"] = requires_python
+            reason = _yanked(full)
+            if reason is not None:
+                entry["yanked"] = reason or True
             files.append(entry)
         doc = {"meta": {"api-version": "1.1"}, "name": normalize(project), "files": files}
         self._send(200, json.dumps(doc, indent=1).encode(), JSON_TYPE)
@@ -256,6 +263,15 @@ def _project_files(project_dir):
         if not os.path.isfile(full) or not name.endswith((".whl", ".tar.gz", ".zip")):
             continue
         yield name, full, wheel_requires_python(full) if name.endswith(".whl") else None
+
+
+def _yanked(path):
+    """The yank reason of a file ("" for none given), or None when it is not yanked."""
+    try:
+        with open(path + ".yanked") as f:
+            return f.read().strip()
+    except OSError:
+        return None
 
 
 def _dirs(path):
