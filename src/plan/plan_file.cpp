@@ -74,10 +74,14 @@ private:
 };
 
 json package_json(const SavedPackage& p) {
-    return {{"name", p.name},         {"requirement", p.requirement}, {"installed", p.installed},
-            {"version", p.version},   {"change", p.change},           {"index", p.index},
-            {"filename", p.filename}, {"url", p.url},                 {"sha256", p.sha256},
-            {"pin", p.pin}};
+    json j = {{"name", p.name},         {"requirement", p.requirement}, {"installed", p.installed},
+              {"version", p.version},   {"change", p.change},           {"index", p.index},
+              {"filename", p.filename}, {"url", p.url},                 {"sha256", p.sha256},
+              {"pin", p.pin}};
+    if (!p.skipped.empty()) {
+        j["skipped"] = p.skipped;
+    }
+    return j;
 }
 
 SavedPackage read_package(const Reader& r, const json& j, const std::string& path) {
@@ -92,6 +96,10 @@ SavedPackage read_package(const Reader& r, const json& j, const std::string& pat
     p.url = r.string(j, path, "url");
     p.sha256 = r.string(j, path, "sha256");
     p.pin = r.string(j, path, "pin");
+    if (p.change == "skip") {
+        p.skipped = r.string(j, path, "skipped");
+        return p;
+    }
     if (!pep::parse_wheel_filename(p.filename)) {
         r.fail(path + "filename", "is not a wheel file name: " + p.filename);
     }
@@ -253,6 +261,11 @@ Plan plan_of(const SavedPlan& saved) {
             planned.name = p.name;
             planned.requirement = p.requirement;
             planned.installed = p.installed;
+            if (!p.skipped.empty()) {
+                planned.skipped = p.skipped;
+                step.packages.push_back(std::move(planned));
+                continue;
+            }
             planned.index = p.index;
             index::Choice choice;
             choice.file.filename = p.filename;

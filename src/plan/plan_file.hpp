@@ -19,12 +19,13 @@ struct SavedPackage {
     std::string requirement;   // as the manifest wrote it
     std::string installed;     // at planning time; "" when it was not installed
     std::string version;       // the chosen file's version, local label included
-    std::string change;        // upgrade, downgrade, reinstall, new
+    std::string change;        // upgrade, downgrade, reinstall, new, skip
     std::string index;         // the manifest's name of the index the file is on
     std::string filename;
     std::string url;           // credentials stripped
     std::string sha256;        // "" when the index gave none
     std::string pin;           // "torch==2.11.0.dev20251230+cu130", extras and marker kept
+    std::string skipped{};     // change "skip": why (its marker is false here); no file then
     friend bool operator==(const SavedPackage&, const SavedPackage&) = default;
 };
 

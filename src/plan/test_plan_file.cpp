@@ -67,6 +67,28 @@ TEST_SUITE("plan") {
         CHECK(torch.pin(*pep::parse_requirement("torch")) == "torch==2.11.0.dev20251230+cu130");
     }
 
+    TEST_CASE("removals and skipped requirements survive the round trip") {
+        auto p = sample();
+        p.steps[0].remove = {"nvidia-cuda-runtime-cu12"};
+        p.steps[0].remove_argv = {"uv", "pip", "uninstall", "nvidia-cuda-runtime-cu12"};
+        p.venv_state.distributions["nvidia-cuda-runtime-cu12"] = "12.8.90";
+        plan::SavedPackage skipped;
+        skipped.name = "numpy";
+        skipped.requirement = "numpy; python_version < \"3\"";
+        skipped.change = "skip";
+        skipped.skipped = "marker is false for this venv: python_version < \"3\"";
+        p.steps[0].packages.push_back(skipped);
+        auto read = plan::parse_saved_plan(plan::to_json(p), "plan.json");
+        CHECK(read == p);
+        auto rebuilt = plan::plan_of(read);
+        REQUIRE(rebuilt.steps[0].removals.size() == 1);
+        CHECK(rebuilt.steps[0].removals[0] ==
+              plan::PlannedRemoval{"nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu12", "12.8.90"});
+        REQUIRE(rebuilt.steps[0].packages.size() == 2);
+        CHECK(rebuilt.steps[0].packages[1].change() == "skip");
+        CHECK_FALSE(rebuilt.steps[0].packages[1].choice);
+    }
+
     TEST_CASE("what changed in the venv since the plan, one line each") {
         auto then = sample().venv_state;
         then.digest = "x";

@@ -32,8 +32,12 @@ plan::SavedPackage saved_package(const plan::PlannedPackage& p, const pep::Requi
     out.name = p.name;
     out.requirement = p.requirement;
     out.installed = p.installed;
-    out.version = p.choice->wheel.version.str();
     out.change = p.change();
+    if (!p.skipped.empty()) {
+        out.skipped = p.skipped;  // no file: its marker is false for this venv
+        return out;
+    }
+    out.version = p.choice->wheel.version.str();
     out.index = p.index;
     out.filename = p.choice->file.filename;
     out.url = index::strip_credentials(p.choice->file.url);

@@ -56,7 +56,7 @@ def refuses_without_remove(t, server, venv, before):
         t.assert_tree(venv, before, f"stackup {argv[0]} without remove: changed the venv")
 
 
-def applies_with_remove(t, server, venv, before):
+def applies_with_remove(t, server, venv, before, saved_plan):
     manifest = t.manifest(rename_doc(server, venv), "remove.yaml")
     r = t.stackup("plan", manifest, "--json")
     check_rc(r, 0)
@@ -72,7 +72,14 @@ def applies_with_remove(t, server, venv, before):
     check_says(r, "pip uninstall", "--dry-run nvidia-cublas-cu12 nvidia-cuda-runtime-cu12", "Would uninstall")
     t.assert_tree(venv, before, "apply --dry-run with remove: changed the venv")
 
-    r = t.stackup("apply", manifest)
+    if saved_plan:   # apply PLAN: the removals the plan saved, exactly
+        plan = t.tmp / f"{venv.name}-plan.json"
+        check_rc(t.stackup("plan", manifest, "--out", plan), 0)
+        saved = harness.json.loads(plan.read_text())["steps"][0]
+        check(sorted(saved["remove"]) == sorted(CU12), f"the saved plan's removals: {saved.get('remove')}")
+        r = t.stackup("apply", plan)
+    else:
+        r = t.stackup("apply", manifest)
     check_rc(r, 0)
     after = dists(t, venv)
     left = [name for name in after if name.endswith("-cu12")]
@@ -115,7 +122,7 @@ def scenario(t):
         venv = cu128_venv(t, server, f"venv-{maker}", maker)
         before = t.tree(venv)
         refuses_without_remove(t, server, venv, before)
-        applies_with_remove(t, server, venv, before)
+        applies_with_remove(t, server, venv, before, saved_plan=maker == "uv")
         later_step_drags_one_back(t, server, venv, before)
         no_target_says_what_it_saw(t, server, venv)
 

@@ -83,7 +83,9 @@ def scenario(t):
     check_rc(r, 0)
     check_says(r, "cudapath-like", "skip", "marker is false for this venv")
     t.assert_tree(venv, venv_before, "plan changed the venv")
-    r = t.stackup("apply", t.manifest(skipped, "marker.yaml"))
+    plan = t.tmp / "marker-plan.json"
+    check_rc(t.stackup("plan", t.manifest(skipped, "marker.yaml"), "--out", plan), 0)
+    r = t.stackup("apply", plan)
     check_rc(r, 0)
     check(t.probe(venv)["dists"].get("cudapath-like") == "1.0", "cudapath-like changed although skipped")
 
