@@ -192,9 +192,11 @@ private:
                 fail("unterminated string");
             }
             std::string_view body = text_.substr(at_ + 1, close - at_ - 1);
-            if (std::size_t slash = body.find('\\'); slash != std::string_view::npos) {
-                at_ += 1 + slash;
-                fail("a backslash in a quoted string (PEP 508 strings have no escapes)");
+            // packaging reads the literal with ast.literal_eval: a raw line break is an error there too.
+            if (std::size_t bad = body.find_first_of("\\\r\n"); bad != std::string_view::npos) {
+                at_ += 1 + bad;
+                fail(body[bad] == '\\' ? "a backslash in a quoted string (PEP 508 strings have no escapes)"
+                                       : "a line break in a quoted string");
             }
             operand.text = std::string(body);
             at_ = close + 1;
@@ -345,6 +347,15 @@ std::nullopt_t refuse(std::string* error, std::string_view stage, std::string_vi
 }
 
 }  // namespace
+
+std::optional<MarkerSyntaxError> marker_syntax_error(std::string_view marker) {
+    try {
+        MarkerParser(marker).run();
+    } catch (const MarkerError& e) {
+        return MarkerSyntaxError{e.what, e.at};
+    }
+    return std::nullopt;
+}
 
 std::optional<bool> evaluate_marker(std::string_view marker, const MarkerEnvironment& env, std::string* error) {
     std::optional<Expr> tree;

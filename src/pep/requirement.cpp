@@ -1,12 +1,12 @@
 // PEP 508 requirement strings: name, extras, a specifier or "@ url", and a
-// marker that is validated here and kept as written (evaluating it is the
-// installer's job).
+// marker that is checked with marker.hpp's grammar and kept as written
+// (evaluating it is the installer's job).
 
 #include "pep/requirement.hpp"
 
 #include <algorithm>
-#include <array>
 
+#include "pep/marker.hpp"
 #include "pep/name.hpp"
 
 namespace stackup::pep {
@@ -22,141 +22,6 @@ struct SyntaxError {
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 bool is_alnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_name_char(char c) { return is_alnum(c) || c == '-' || c == '_' || c == '.'; }
-bool is_ident_char(char c) { return is_alnum(c) || c == '_' || c == '.'; }
-
-// PEP 508 variables, PEP 751's `extras`/`dependency_groups`, and the legacy
-// dotted spellings that packaging still accepts.
-constexpr std::array<std::string_view, 20> kMarkerVariables{
-    "python_version",  "python_full_version", "os_name",          "sys_platform",
-    "platform_release", "platform_system",    "platform_version", "platform_machine",
-    "platform_python_implementation",          "implementation_name",
-    "implementation_version",                  "extra",
-    "extras",           "dependency_groups",  "os.name",          "sys.platform",
-    "platform.version", "platform.machine",   "platform.python_implementation",
-    "python_implementation",
-};
-
-// Reads the marker grammar of PEP 508 and throws SyntaxError where it breaks:
-//   or := and ("or" and)* ; and := atom ("and" atom)* ; atom := "(" or ")" | value op value
-class MarkerChecker {
-public:
-    MarkerChecker(std::string_view text, std::size_t base) : text_(text), base_(base) {}
-
-    void run() {
-        read_or();
-        skip_space();
-        if (at_ != text_.size()) {
-            fail("expected 'and', 'or' or the end of the marker");
-        }
-    }
-
-private:
-    [[noreturn]] void fail(const std::string& what) const { throw SyntaxError{what, base_ + at_}; }
-
-    void skip_space() {
-        while (at_ < text_.size() && is_space(text_[at_])) {
-            ++at_;
-        }
-    }
-
-    // A keyword must end at a non-identifier character ("andy" is not "and").
-    bool eat_keyword(std::string_view word) {
-        skip_space();
-        if (!text_.substr(at_).starts_with(word)) {
-            return false;
-        }
-        std::size_t end = at_ + word.size();
-        if (end < text_.size() && is_ident_char(text_[end])) {
-            return false;
-        }
-        at_ = end;
-        return true;
-    }
-
-    void read_or() {
-        do {
-            read_and();
-        } while (eat_keyword("or"));
-    }
-
-    void read_and() {
-        do {
-            read_atom();
-        } while (eat_keyword("and"));
-    }
-
-    void read_atom() {
-        skip_space();
-        if (at_ < text_.size() && text_[at_] == '(') {
-            ++at_;
-            read_or();
-            skip_space();
-            if (at_ >= text_.size() || text_[at_] != ')') {
-                fail("expected ')' to close the '('");
-            }
-            ++at_;
-            return;
-        }
-        read_value();
-        read_operator();
-        read_value();
-    }
-
-    void read_value() {
-        skip_space();
-        if (at_ >= text_.size()) {
-            fail("expected a marker variable or a quoted string");
-        }
-        char quote = text_[at_];
-        if (quote == '\'' || quote == '"') {
-            std::size_t close = text_.find(quote, at_ + 1);
-            if (close == std::string_view::npos) {
-                fail("unterminated string");
-            }
-            at_ = close + 1;
-            return;
-        }
-        std::size_t start = at_;
-        while (at_ < text_.size() && is_ident_char(text_[at_])) {
-            ++at_;
-        }
-        std::string_view name = text_.substr(start, at_ - start);
-        if (std::find(kMarkerVariables.begin(), kMarkerVariables.end(), name) == kMarkerVariables.end()) {
-            at_ = start;
-            bool word = !name.empty() && !(name[0] >= '0' && name[0] <= '9');
-            fail(word ? "unknown marker variable '" + std::string(name) + "'"
-                      : "expected a marker variable or a quoted string");
-        }
-    }
-
-    void read_operator() {
-        skip_space();
-        for (std::string_view op : {"===", "==", "!=", "<=", ">=", "~=", "<", ">"}) {
-            if (text_.substr(at_).starts_with(op)) {
-                at_ += op.size();
-                return;
-            }
-        }
-        if (eat_keyword("in")) {
-            return;
-        }
-        std::size_t before = at_;
-        if (eat_keyword("not")) {
-            std::size_t after_not = at_;
-            skip_space();
-            if (at_ > after_not && eat_keyword("in")) {
-                return;
-            }
-            at_ = before;
-        }
-        fail("expected a marker operator (==, !=, <, <=, >, >=, ~=, ===, in, not in)");
-    }
-
-    std::string_view text_;
-    std::size_t base_;
-    std::size_t at_ = 0;
-};
-
 // Reads one requirement left to right; `at_` is the offset into the trimmed text.
 class RequirementParser {
 public:
@@ -290,19 +155,21 @@ private:
         }
     }
 
+    // The marker runs to the end; its offsets are shifted to columns of the requirement.
     std::string read_marker() {
         ++at_;  // ';'
-        skip_space();
-        std::size_t start = at_;
-        std::size_t end = text_.size();
-        while (end > start && is_space(text_[end - 1])) {
-            --end;
+        while (peek() == ' ' || peek() == '\t') {  // the marker's own white space: a line break is its error
+            ++at_;
         }
-        if (start == end) {
+        if (at_ == text_.size()) {
             fail("expected a marker after ';'");
         }
-        std::string_view marker = text_.substr(start, end - start);
-        MarkerChecker(marker, start).run();
+        std::size_t start = at_;
+        std::string_view marker = text_.substr(start);
+        if (auto e = marker_syntax_error(marker)) {
+            at_ = start + e->at;
+            fail(e->what);
+        }
         at_ = text_.size();
         return std::string(marker);
     }

@@ -2,8 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include "marker_env.hpp"
 #include "verify/requires.hpp"
 
+using stackup::testing::linux_cpython312;
 using stackup::venv::Distribution;
 using stackup::verify::broken_requirements;
 using stackup::verify::BrokenRequirement;
@@ -13,22 +15,6 @@ using stackup::verify::new_breakage;
 namespace {
 
 using Markers = std::map<std::string, std::string>;
-
-Markers linux_cpython312() {
-    return {
-        {"implementation_name", "cpython"},
-        {"implementation_version", "3.12.3"},
-        {"os_name", "posix"},
-        {"platform_machine", "x86_64"},
-        {"platform_release", "6.8.0"},
-        {"platform_system", "Linux"},
-        {"platform_version", "#1 SMP PREEMPT_DYNAMIC"},
-        {"python_full_version", "3.12.3"},
-        {"platform_python_implementation", "CPython"},
-        {"python_version", "3.12"},
-        {"sys_platform", "linux"},
-    };
-}
 
 // What the venv holds besides the dist under test.
 std::vector<Distribution> cu130_stack() {

@@ -285,11 +285,17 @@ def _find_project(index_dir, requested):
     return None
 
 
+class _Server(ThreadingHTTPServer):
+    # socketserver's default listen backlog is 5: with 8 or more requests at once the kernel
+    # drops SYNs and clients retry after a second, so a benchmark would measure this server.
+    request_queue_size = 128
+
+
 class IndexServer:
     """A ThreadingHTTPServer on 127.0.0.1 serving `root`; start() runs it in a daemon thread."""
 
     def __init__(self, root, port=0):
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), _Handler)
+        self.httpd = _Server(("127.0.0.1", port), _Handler)
         self.httpd.daemon_threads = True
         self.httpd.root = os.path.abspath(root)
         self.httpd.rules = Rules()
