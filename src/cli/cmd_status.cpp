@@ -57,9 +57,18 @@ void print_last(std::ostream& out, const txn::StatusReport& r) {
         out << "last apply:  none recorded\n";
         return;
     }
-    out << "last apply:  " << r.last->result << " at " << r.last->when << ", manifest " << r.last->manifest
-        << (r.last->snapshot_id.empty() ? "" : ", snapshot " + r.last->snapshot_id)
-        << (r.last->detail.empty() ? "" : " (" + r.last->detail + ")") << "\n";
+    if (r.last->command == "rollback") {
+        out << "last:        rolled back at " << r.last->when << " by " << r.last->detail << "\n";
+    } else {
+        out << "last apply:  " << r.last->result << " at " << r.last->when << ", manifest " << r.last->manifest
+            << (r.last->snapshot_id.empty() ? "" : ", snapshot " + r.last->snapshot_id)
+            << (r.last->detail.empty() ? "" : " (" + r.last->detail + ")") << "\n";
+    }
+    // Restored means equal to that snapshot then; a committed apply moved the venv past its snapshot.
+    if (r.last->result == "rolled back" && !r.last->snapshot_id.empty()) {
+        out << "venv:        equal to snapshot " << r.last->snapshot_id << " when it was restored (" << r.last->when
+            << "); changed since only if something else wrote to it\n";
+    }
 }
 
 // Each row with its real disk use: hard links share blocks with the venv and with each other.

@@ -1,6 +1,7 @@
 #include "txn/inspect.hpp"
 
 #include "base/error.hpp"
+#include "base/system.hpp"
 #include "installer/command.hpp"
 #include "txn/common.hpp"
 #include "txn/journal.hpp"
@@ -108,9 +109,18 @@ RollbackReport rollback(const Options& options, const std::optional<std::string>
         }
         throw;
     }
+    std::string detail = "stackup rollback" + (id ? " --to " + *id : std::string()) + ": restored snapshot " +
+                         target.id + " (taken " + target.created + ")";
     if (open) {
         Journal::reopen(options.state_dir).close(RecordKind::rolled_back,
                                                  "closed by stackup rollback to snapshot " + target.id);
+        detail += "; closed the interrupted apply of " + open->manifest;
+    }
+    // Best effort: the venv is restored; a status that cannot say so must not turn that into a failure.
+    try {
+        record_last(options.state_dir, {base::utc_now(), target.manifest, "rolled back", detail, target.id, "rollback"});
+    } catch (const std::exception& e) {
+        warnings.push_back(std::string("cannot record the rollback for `stackup status`: ") + e.what());
     }
     return {target.id, target.dir, target.created, warnings, open};
 }

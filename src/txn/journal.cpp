@@ -79,8 +79,9 @@ void check_version(const json& j, const std::string& source) {
 }
 
 std::string last_apply_json(const LastApply& a) {
-    json j{{"version", kLastApplyVersion}, {"when", a.when},           {"manifest", a.manifest},
-           {"result", a.result},           {"detail", a.detail},       {"snapshot_id", a.snapshot_id}};
+    json j{{"version", kLastApplyVersion}, {"when", a.when},         {"manifest", a.manifest},
+           {"result", a.result},           {"detail", a.detail},     {"snapshot_id", a.snapshot_id},
+           {"command", a.command}};
     return j.dump(2) + "\n";
 }
 
@@ -281,8 +282,8 @@ std::optional<LastApply> last_apply(const std::filesystem::path& state_dir) {
         if (j.value("version", 0) != kLastApplyVersion) {
             throw std::runtime_error("version " + j.value("version", json()).dump());
         }
-        return LastApply{j.value("when", ""), j.value("manifest", ""), j.value("result", ""),
-                         j.value("detail", ""), j.value("snapshot_id", "")};
+        return LastApply{j.value("when", ""),   j.value("manifest", ""),    j.value("result", ""),
+                         j.value("detail", ""), j.value("snapshot_id", ""), j.value("command", "apply")};
     } catch (const std::exception& e) {
         throw std::runtime_error("cannot read " + path.string() + ": " + e.what());
     }
@@ -347,8 +348,12 @@ void Journal::close(RecordKind terminal, const std::string& why) {
     append(r);
     LastApply last{base::utc_now(), manifest_, terminal == RecordKind::committed ? "committed" : "rolled back", why,
                    snapshot_id_};
-    base::write_file_atomic(last_apply_path(state_dir_), last_apply_json(last));
+    record_last(state_dir_, last);
     discard();
+}
+
+void record_last(const std::filesystem::path& state_dir, const LastApply& last) {
+    base::write_file_atomic(last_apply_path(state_dir), last_apply_json(last));
 }
 
 void Journal::discard() {

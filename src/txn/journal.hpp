@@ -108,17 +108,21 @@ std::filesystem::path last_apply_path(const std::filesystem::path& state_dir);
 // no journal or it ended. Throws Error(interrupted) for an unreadable journal.
 [[nodiscard]] std::optional<OpenTransaction> open_transaction(const std::filesystem::path& state_dir);
 
-// How the last run that ended normally ended (<state>/last-apply.json, format 1).
+// How the last transaction that ended normally ended (<state>/last-apply.json,
+// format 1): an apply (committed or rolled back) or a `stackup rollback`.
 struct LastApply {
     std::string when;
     std::string manifest;
     std::string result;        // "committed", "rolled back"
     std::string detail;        // why it rolled back, or who closed it
-    std::string snapshot_id;
+    std::string snapshot_id;   // the apply's snapshot, or the one a rollback restored
+    std::string command = "apply";  // "apply" or "rollback" (files written before it was recorded: apply)
     friend bool operator==(const LastApply&, const LastApply&) = default;
 };
 
 [[nodiscard]] std::optional<LastApply> last_apply(const std::filesystem::path& state_dir);
+// Records `last` as the last transaction (whole file, atomically).
+void record_last(const std::filesystem::path& state_dir, const LastApply& last);
 
 // The writer. Not copyable; one per run, under the venv lock.
 class Journal {

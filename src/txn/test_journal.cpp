@@ -159,6 +159,19 @@ TEST_SUITE("txn") {
         k.discard();
         CHECK_FALSE(fs::exists(journal_path(dir.path())));
         CHECK(last_apply(dir.path())->manifest == "/m/upgrade.yaml");
+        CHECK(last_apply(dir.path())->command == "apply");
+    }
+
+    TEST_CASE("a rollback is recorded as the last transaction; a file without `command` was an apply") {
+        stackup::testing::TempDir dir;
+        LastApply rollback{"2026-12-03T18:00:00Z", "/m/upgrade.yaml", "rolled back", "stackup rollback: restored",
+                           "20261202T160501Z-3fa9", "rollback"};
+        record_last(dir.path(), rollback);
+        CHECK(last_apply(dir.path()) == rollback);
+        stackup::base::write_file_atomic(last_apply_path(dir.path()),
+                                         R"({"version": 1, "when": "w", "manifest": "m", "result": "committed",)"
+                                         R"( "detail": "", "snapshot_id": "s"})");
+        CHECK(last_apply(dir.path())->command == "apply");
     }
 
     TEST_CASE("an unreadable journal is reported as interrupted, never as none") {
