@@ -109,7 +109,7 @@ _stackup_complete_func() {
             case $word in
                 # options that take a value: their next word is not a positional
                 --venv | --state-dir | --uv | --http-timeout | --log-file | --snapshot-strategy | \
-                    --out | --to | --label | --keep)
+                    --out | --to | --label | --keep | --target-cuda)
                     ((i + 1 == COMP_CWORD)) || value=${COMP_WORDS[i + 1]:-}
                     ((i++))
                     ;;
@@ -153,6 +153,10 @@ _stackup_complete_func() {
         --http-timeout | --label | --keep)
             return 0  # a number or free text: nothing to offer
             ;;
+        --target-cuda)
+            _stackup_add_lines compgen -W "12.8 12.9 13.0" -- "$cur"
+            return 0
+            ;;
     esac
 
     local cmd_opts=""
@@ -160,6 +164,7 @@ _stackup_complete_func() {
         plan/) cmd_opts="--out" ;;
         apply/) cmd_opts="--dry-run" ;;
         rollback/) cmd_opts="--to" ;;
+        init/) cmd_opts="--out --force --target-cuda" ;;
         snapshots/create) cmd_opts="--label" ;;
         snapshots/prune) cmd_opts="--keep" ;;
     esac
@@ -170,7 +175,7 @@ _stackup_complete_func() {
 
     case $cmd/$sub in
         /)
-            _stackup_add_lines compgen -W "plan apply verify rollback snapshots status" -- "$cur"
+            _stackup_add_lines compgen -W "plan apply verify rollback init snapshots status" -- "$cur"
             ;;
         snapshots/)
             _stackup_add_lines compgen -W "create list show delete prune" -- "$cur"

@@ -26,6 +26,7 @@ std::function<int()> setup_plan(CLI::App& sub, const CommonOptions& common);
 std::function<int()> setup_apply(CLI::App& sub, const CommonOptions& common);
 std::function<int()> setup_verify(CLI::App& sub, const CommonOptions& common);
 std::function<int()> setup_rollback(CLI::App& sub, const CommonOptions& common);
+std::function<int()> setup_init(CLI::App& sub, const CommonOptions& common);
 std::function<int()> setup_snapshots(CLI::App& sub, const CommonOptions& common);
 std::function<int()> setup_status(CLI::App& sub, const CommonOptions& common);
 
@@ -35,6 +36,7 @@ inline const std::vector<Command>& commands() {
         {"apply", "snapshot, install each step, verify after each, roll back on any failure", setup_apply},
         {"verify", "check the venv against the manifest's expectations (touches nothing)", setup_verify},
         {"rollback", "restore the interrupted run's, the latest or the named snapshot, exactly", setup_rollback},
+        {"init", "write a manifest of the venv as it is (a baseline), or --target-cuda: draft an upgrade", setup_init},
         {"snapshots", "the snapshot store: create, list, show, delete, prune", setup_snapshots},
         {"status", "lock holder, interrupted transaction (then exit 7), last apply, snapshots", setup_status},
     };

@@ -353,11 +353,13 @@ void add_status(Document& doc, const txn::StatusReport& r, const std::filesystem
     body["interrupted"] = r.interrupted() ? open_json(*r.open) : Json(nullptr);
     body["in_progress"] = r.open && !r.interrupted() ? open_json(*r.open) : Json(nullptr);
     body["last_apply"] = r.last ? Json{{"when", r.last->when},
+                                       {"command", r.last->command},
                                        {"manifest", r.last->manifest},
                                        {"result", r.last->result},
                                        {"detail", or_null(r.last->detail)},
                                        {"snapshot", or_null(r.last->snapshot_id)}}
                                 : Json(nullptr);
+    body["restored_to"] = r.last && r.last->result == "rolled back" ? or_null(r.last->snapshot_id) : Json(nullptr);
     Json snapshots = Json::array();
     for (const auto& info : r.snapshots) {
         Json s = snapshot_json(info);

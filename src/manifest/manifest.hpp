@@ -30,7 +30,7 @@ struct Expectation {
 struct Step {
     std::string name;
     std::string index;                             // a key of Manifest::indexes
-    std::vector<pep::Requirement> packages;        // empty only when `remove` is not
+    std::vector<pep::Requirement> packages;        // empty only when `remove` or `expect` is not (an expect-only step installs nothing)
     std::vector<std::string> remove;               // normalized names or patterns (nvidia-*-cu12), uninstalled first
     bool prerelease = false;
     bool deps = true;

@@ -228,17 +228,19 @@ std::string read_index_name(const Reader& reader, const Field& field, const Inde
     return name;
 }
 
-// `packages` may be empty (or absent) only in a step that removes something.
+// `packages` may be empty (or absent) only in a step that removes or expects something:
+// an expect-only step installs nothing and only checks (a baseline, `stackup init`).
 std::vector<pep::Requirement> read_packages(const Reader& reader, const Fields& step, const std::string& step_name,
-                                            bool removes) {
-    const Field* field = removes ? step.find("packages") : &step.require("packages");
+                                            bool removes_or_expects) {
+    const Field* field = removes_or_expects ? step.find("packages") : &step.require("packages");
     if (field == nullptr) {
         return {};
     }
     std::string label = "'packages' of step '" + step_name + "'";
     std::vector<YAML::Node> items = read_list(reader, *field, "packages");
-    if (items.empty() && !removes) {
-        reader.fail(field->anchor(), label + " must list at least one requirement (or the step must 'remove' something)");
+    if (items.empty() && !removes_or_expects) {
+        reader.fail(field->anchor(),
+                    label + " must list at least one requirement (or the step must 'remove' or 'expect' something)");
     }
     std::vector<pep::Requirement> packages;
     std::map<std::string, int> seen;  // normalized name -> line
@@ -395,15 +397,15 @@ Step read_step(const Reader& reader, const YAML::Node& item, std::size_t ordinal
     if (const Field* f = fields.find("remove")) {
         step.remove = read_remove(reader, *f, step.name);
     }
-    step.packages = read_packages(reader, fields, step.name, !step.remove.empty());
+    if (const Field* f = fields.find("expect")) {
+        step.expect = read_expect(reader, *f, label);
+    }
+    step.packages = read_packages(reader, fields, step.name, !step.remove.empty() || !step.expect.empty());
     if (const Field* f = fields.find("prerelease")) {
         step.prerelease = read_bool(reader, *f, "prerelease");
     }
     if (const Field* f = fields.find("deps")) {
         step.deps = read_bool(reader, *f, "deps");
-    }
-    if (const Field* f = fields.find("expect")) {
-        step.expect = read_expect(reader, *f, label);
     }
     return step;
 }

@@ -292,7 +292,7 @@ steps:
         check_failure("version: 1\nvenv: /x\nindexes: {pypi: 'https://pypi.org/simple'}\nsteps:\n  - name: a\n", 5, 5,
                       "missing 'index' in step 'a'");
         check_failure(minimal + "  - name: two\n    index: pypi\n    packages: []\n", 11, 15,
-                      "'packages' of step 'two' must list at least one requirement (or the step must 'remove' something)");
+                      "'packages' of step 'two' must list at least one requirement (or the step must 'remove' or 'expect' something)");
         check_failure(minimal + "  - name: two\n    index: pypi\n", 9, 5, "missing 'packages' in step 'two'");
         check_failure(minimal + "  - name: two\n    index: pypi\n    packages: six\n", 11, 15,
                       "expected a list for 'packages', got 'six'");
@@ -475,6 +475,34 @@ steps:
                       "'nvidia/*' is not a distribution name or a pattern of one");
         check_failure(minimal + "    remove: [torch, Torch]\n", 9, 21, "'remove' of step 'one' names 'Torch' twice");
         check_failure(minimal + "    remove: torch\n", 9, 13, "expected a list for 'remove', got 'torch'");
+    }
+
+    TEST_CASE("a step may only expect: packages empty or absent, nothing installed") {
+        m::Manifest man = m::parse(minimal + "  - name: baseline\n    index: pypi\n"
+                                             "    expect:\n      torch: {version: \"==2.10.0+cu128\", local: cu128}\n"
+                                             "  - name: again\n    index: pypi\n    packages: []\n"
+                                             "    expect: {triton: {}}\n",
+                                   "m.yaml", options());
+        REQUIRE(man.steps.size() == 3);
+        CHECK(man.steps[1].packages.empty());
+        CHECK(man.steps[1].remove.empty());
+        REQUIRE(man.steps[1].expect.size() == 1);
+        CHECK(man.steps[1].expect[0].dist == "torch");
+        CHECK(man.steps[1].expect[0].local == "cu128");
+        CHECK(man.steps[2].packages.empty());
+        REQUIRE(man.steps[2].expect.size() == 1);
+        CHECK(man.steps[2].expect[0].dist == "triton");
+
+        // An empty expect is no expectation: such a step still needs packages.
+        check_failure(minimal + "  - name: two\n    index: pypi\n    expect: {}\n", 9, 5,
+                      "missing 'packages' in step 'two'");
+        check_failure(minimal + "  - name: two\n    index: pypi\n    packages: []\n    expect: {}\n", 11, 15,
+                      "'packages' of step 'two' must list at least one requirement (or the step must 'remove' or 'expect' "
+                      "something)");
+        // The index is still required and still checked, though nothing is fetched from it.
+        check_failure(minimal + "  - name: two\n    expect: {torch: {}}\n", 9, 5, "missing 'index' in step 'two'");
+        check_failure(minimal + "  - name: two\n    index: nowhere\n    expect: {torch: {}}\n", 10, 12,
+                      "index 'nowhere' is not defined under 'indexes'");
     }
 
     TEST_CASE("allow_unmet is a list of distribution names") {

@@ -1,0 +1,44 @@
+#pragma once
+// `stackup init`'s pure part: facts about a venv in, manifest text (schema 1) out.
+// The baseline describes the venv as it is (`verify` passes on it at once); the
+// upgrade draft moves its CUDA-flavoured dists to a target CUDA, for review.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "venv/probe.hpp"
+#include "verify/cuda.hpp"
+
+namespace stackup::plan {
+
+struct DraftToolkit {
+    std::string release;              // "12.8", as nvcc reports it
+    std::filesystem::path home;       // the folder whose bin/nvcc reported it
+};
+
+struct DraftInput {
+    std::filesystem::path venv;       // absolute
+    venv::Interpreter interpreter;
+    std::vector<venv::Distribution> distributions;
+    std::optional<DraftToolkit> toolkit;  // nullopt: no nvcc found, or none that reports a release
+};
+
+// Is `normalized` one of the GPU stack's own dists, pinned even without a CUDA marker
+// (torch family, triton, flash-attn, xformers, flashinfer, sgl-kernel)?
+bool is_gpu_stack(const std::string& normalized);
+
+// A scalar as YAML reads it back unchanged: plain when that is safe, else double-quoted.
+std::string yaml_scalar(std::string_view text);
+
+// The baseline manifest. Throws Error(usage) when the venv holds nothing CUDA-flavoured
+// and nothing of the GPU stack (the baseline would check nothing).
+std::string draft_baseline(const DraftInput& in);
+
+// The draft of the upgrade to `toolkit` ("13.0"). Throws Error(usage) when `toolkit` is
+// not a CUDA version, or when nothing in the venv is built for another CUDA.
+std::string draft_upgrade(const DraftInput& in, const std::string& toolkit);
+
+}  // namespace stackup::plan
