@@ -12,6 +12,7 @@ debian_packages=(
   libyaml-cpp-dev libcurl4-openssl-dev libboost-dev libboost-filesystem-dev
   libspdlog-dev doctest-dev nlohmann-json3-dev libcli11-dev libgumbo-dev libssl-dev
   zsh groff-base    # tests/check_completion.py drives the zsh completion and renders the man page
+  python3-jsonschema python3-yaml   # tests/check_schema.py validates manifests with Debian's python3
 )
 # Installed without their Recommends: ansible-core's pulls in the whole `ansible` collection set
 # (~250 MB) that tests/integration/test_ansible.py does not use.

@@ -53,6 +53,20 @@ void save(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+// The JSON Schema editors check the manifest with (yaml-language-server reads the first
+// line): the installed copy, else the source tree's beside an in-tree build; "" when neither.
+std::string schema_path() {
+    std::error_code ec;
+    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    for (const std::filesystem::path& candidate :
+         {std::filesystem::path(STACKUP_SCHEMA_PATH), exe.parent_path().parent_path() / "manifests/schema-v1.json"}) {
+        if (!candidate.empty() && std::filesystem::is_regular_file(candidate, ec)) {
+            return std::filesystem::canonical(candidate, ec).string();
+        }
+    }
+    return "";
+}
+
 std::function<int()> setup_init(CLI::App& sub, const CommonOptions& common) {
     auto o = std::make_shared<InitOptions>();
     sub.add_option("--out", o->out, "write the manifest to FILE (default: stdout); never over an existing one")
@@ -73,6 +87,9 @@ std::function<int()> setup_init(CLI::App& sub, const CommonOptions& common) {
         auto facts = venv::probe(options.venv, {}, env);
         plan::DraftInput in{options.venv, facts.interpreter, facts.distributions, find_toolkit(options.caller_env)};
         std::string text = o->target_cuda.empty() ? plan::draft_baseline(in) : plan::draft_upgrade(in, o->target_cuda);
+        if (auto schema = schema_path(); !schema.empty()) {
+            text = "# yaml-language-server: $schema=" + schema + "\n" + text;
+        }
         Json& body = common.doc->body();
         body["manifest"] = text;
         body["saved_to"] = nullptr;
