@@ -1,37 +1,38 @@
-"""The layout rules of STYLE.md, checked on every test run:
-each third-party library is included from one place only, and module
-dependencies point one way, down (cli -> txn -> ... -> pep -> base)."""
+"""The layout of ARCHITECTURE.md, checked on every test run: each third-party
+library is included only where that file says, and module dependencies point
+one way, down (cli -> txn -> ... -> pep -> base), as its ```layout block lists."""
 import pathlib
 import re
 import sys
 
 SRC = pathlib.Path(__file__).resolve().parent.parent / "src"
 
-# Header prefix -> the only files (or folders) that may include it.
-LIBRARIES = {
-    "yaml-cpp/": ["manifest/"],
-    "curl/": ["base/http"],
-    "boost/process": ["base/process.cpp"],
-    "spdlog/": ["base/log.cpp"],
-    "openssl/": ["base/sha256.cpp"],
-    "gumbo": ["index/"],
-    "CLI/": ["cli/"],
-}
+ARCHITECTURE = SRC.parent / "ARCHITECTURE.md"
 
-# Module -> the modules it may include from (its own always allowed).
-BELOW = {
-    "base": set(),
-    "pep": {"base"},
-    "manifest": {"pep", "base"},
-    "venv": {"pep", "base"},
-    "index": {"venv", "pep", "base"},
-    "verify": {"venv", "manifest", "pep", "base"},
-    "installer": {"index", "manifest", "venv", "pep", "base"},
-    "snapshot": {"base"},
-    "plan": {"index", "verify", "installer", "venv", "manifest", "pep", "base"},
-    "txn": {"plan", "installer", "verify", "snapshot", "index", "venv", "manifest", "pep", "base"},
-    "cli": {"txn", "plan", "installer", "verify", "snapshot", "index", "venv", "manifest", "pep", "base"},
-}
+
+def block(kind):
+    """The lines of ARCHITECTURE.md's fenced block ```kind as {key: [words]}."""
+    match = re.search(rf"^```{kind}\n(.*?)^```", ARCHITECTURE.read_text(), re.M | re.S)
+    if not match:
+        sys.exit(f"layout: {ARCHITECTURE} has no ```{kind} block")
+    out = {}
+    for line in match.group(1).splitlines():
+        key, _, rest = line.partition(":")
+        out[key.strip()] = rest.split()
+    return out
+
+
+# Module -> the modules it may include from (its own always allowed), as ARCHITECTURE.md draws it.
+BELOW = {module: set(deps) for module, deps in block("layout").items()}
+# Header prefix -> the only files (or folders; "*/test_": any test file) that may include it.
+LIBRARIES = block("libraries")
+
+
+def owns(owner, rel):
+    if owner.startswith("*/"):
+        return pathlib.PurePosixPath(rel).name.startswith(owner[2:])
+    return rel.startswith(owner)
+
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
 
@@ -42,7 +43,7 @@ def problems():
         module = rel.split("/")[0] if "/" in rel else None
         for header in INCLUDE.findall(path.read_text()):
             for prefix, owners in LIBRARIES.items():
-                if header.startswith(prefix) and not any(rel.startswith(o) for o in owners):
+                if header.startswith(prefix) and not any(owns(o, rel) for o in owners):
                     yield f"src/{rel}: includes <{header}>; only {', '.join(owners)} may"
             target = header.split("/")[0] if "/" in header else None
             if module and target in BELOW and target != module and target not in BELOW[module]:
