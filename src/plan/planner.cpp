@@ -238,8 +238,24 @@ Plan make_plan(const manifest::Manifest& m, const venv::Facts& facts, const std:
         if (!plan.end_state.empty()) {
             plan.problems.push_back(plan.end_state);
         }
+        if (auto mixed = untargeted_mix(m, facts, plan); !mixed.empty()) {
+            plan.warnings.push_back(mixed);
+        }
     }
     return plan;
+}
+
+std::string untargeted_mix(const manifest::Manifest& m, const venv::Facts& facts, const Plan& plan) {
+    if (verify::target_cuda(m)) {
+        return "";  // with a target, end_state_problem judges
+    }
+    auto scan = verify::scan_cuda(predicted_end_state(facts, plan), std::nullopt, m.allow_mixed);
+    if (scan.seen.size() < 2) {
+        return "";
+    }
+    return "no target CUDA is given (cuda.toolkit, or an expectation's local label), and after the last step "
+           "builds for several CUDAs would stand side by side: " +
+           verify::describe_seen(scan) + "; nothing will judge them";
 }
 
 bool marker_skips(const pep::Requirement& req, const venv::Facts& facts) {

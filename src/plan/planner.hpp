@@ -80,5 +80,8 @@ std::vector<venv::Distribution> predicted_end_state(const venv::Facts& facts, co
 // than the manifest's target, with the exact `remove:` / `allow_mixed` lines that
 // fix it; "" when it would not (or when the manifest names no target).
 std::string end_state_problem(const manifest::Manifest& m, const venv::Facts& facts, const Plan& plan);
+// With no target CUDA: a warning when the end state would hold builds for several CUDA
+// majors (nothing judges them then); "" otherwise.
+std::string untargeted_mix(const manifest::Manifest& m, const venv::Facts& facts, const Plan& plan);
 
 }  // namespace stackup::plan

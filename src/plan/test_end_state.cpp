@@ -91,7 +91,13 @@ TEST_SUITE("plan") {
         CHECK(plan::make_plan(allowed, cu128_venv(), cu130_pages()).ok());
         auto no_target = cu130_manifest({});
         no_target.cuda.reset();
-        CHECK(plan::make_plan(no_target, cu128_venv(), cu130_pages()).ok());
+        auto untargeted = plan::make_plan(no_target, cu128_venv(), cu130_pages());
+        CHECK(untargeted.ok());  // nothing to judge against: said, not refused
+        REQUIRE(untargeted.warnings.size() == 1);
+        CHECK(untargeted.warnings[0].find("no target CUDA is given") != std::string::npos);
+        CHECK(untargeted.warnings[0].find("CUDA 12: nvidia-cublas-cu12 12.8.4.1") != std::string::npos);
+        no_target.steps[0].remove = {"nvidia-*-cu12"};
+        CHECK(plan::make_plan(no_target, cu128_venv(), cu130_pages()).warnings.empty());
     }
 
     TEST_CASE("a requirement whose marker is false here is planned as skipped") {

@@ -6,7 +6,8 @@
   verify passes, and a rollback brings the old wheels back byte for byte.
 - A later step whose dependency drags a removed wheel back fails the run (exit 1, expected absent)
   and the venv is as before.
-- With no target CUDA, verify never claims "no mixed CUDA builds": it says what it saw.
+- With no target CUDA, plan warns that CUDA 12 and 13 builds would stand side by side, and
+  verify never claims "no mixed CUDA builds": it says what it saw.
 Venvs made both ways users make them: uv venv, and python -m venv with pip.
 """
 import harness
@@ -110,6 +111,9 @@ def later_step_drags_one_back(t, server, venv, before):
 def no_target_says_what_it_saw(t, server, venv):
     doc = rename_doc(server, venv, remove=False)
     doc["steps"][0]["expect"] = {"torch": {"version": ">=2"}}   # no local label, no cuda: no target
+    r = t.stackup("plan", t.manifest(doc, "no-target.yaml"))
+    check_rc(r, 0)   # nothing to judge against: a warning, not a refusal
+    check_says(r, "warning: no target CUDA is given", "CUDA 12: nvidia-cublas-cu12")
     r = t.stackup("verify", t.manifest(doc, "no-target.yaml"))
     check_rc(r, 0)
     check_says(r, "not judged", "CUDA 12: ", "nvidia-cuda-runtime-cu12 " + RUNTIME_CU12)
