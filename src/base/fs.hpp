@@ -16,6 +16,11 @@
 
 namespace stackup::base {
 
+// A stat time as nanoseconds since the epoch.
+constexpr std::int64_t to_ns(const struct timespec& ts) {
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
 // Owns one file descriptor and closes it exactly once.
 class UniqueFd {
 public:

@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <memory>
 #include <mutex>
 
 #include <curl/curl.h>
 
 #include "base/log.hpp"
+#include "base/url.hpp"
 
 namespace stackup::base {
 namespace {
@@ -276,7 +276,7 @@ private:
             return;
         }
         const auto delay = retry_delay(t.attempts, retry_after, options_);
-        log::debug(redact_url(t.request->url) + ": " + redact_url(reason) + "; try " +
+        log::debug(redact(t.request->url) + ": " + redact(reason) + "; try " +
                    std::to_string(t.attempts + 1) + " of " + std::to_string(max_tries_) + " in " +
                    std::to_string(delay.count()) + " ms");
         t.not_before = Clock::now() + delay;
@@ -300,7 +300,7 @@ private:
             }
         }
         r.body = std::move(t.body);
-        r.error = reason.empty() ? "" : redact_url(t.request->url) + ": " + redact_url(reason);
+        r.error = reason.empty() ? "" : redact(t.request->url) + ": " + redact(reason);
         t.done = true;
         t.easy.reset();  // frees the handle's buffers; the multi keeps the connection
         ++finished_;
@@ -336,25 +336,6 @@ private:
     std::size_t finished_ = 0;
 };
 
-bool ends_authority(char c) {
-    return c == '/' || c == '?' || c == '#' || c == '"' || c == '\'' || c == '<' || c == '>' ||
-           std::isspace(static_cast<unsigned char>(c));
-}
-
-// Masks the userinfo of the authority starting at `begin`; returns the index past it.
-std::size_t mask_userinfo(std::string& text, std::size_t begin) {
-    std::size_t end = begin;
-    while (end < text.size() && !ends_authority(text[end])) {
-        ++end;
-    }
-    const std::size_t at = std::string_view(text).substr(begin, end - begin).rfind('@');
-    if (at == std::string_view::npos || at == 0) {
-        return end;
-    }
-    text.replace(begin, at, "***");
-    return end - at + 3;
-}
-
 }  // namespace
 
 std::string_view to_string(HttpOutcome outcome) {
@@ -374,18 +355,6 @@ std::vector<HttpResponse> fetch_all(const std::vector<HttpRequest>& requests,
         Fetcher(requests, responses, options).run();
     }
     return responses;
-}
-
-std::string redact_url(std::string text) {
-    if (text.find("://") == std::string::npos) {
-        mask_userinfo(text, 0);
-        return text;
-    }
-    std::size_t pos = 0;
-    while ((pos = text.find("://", pos)) != std::string::npos) {
-        pos = mask_userinfo(text, pos + 3);
-    }
-    return text;
 }
 
 std::chrono::milliseconds retry_delay(int tries_made, std::optional<std::chrono::seconds> retry_after,

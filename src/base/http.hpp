@@ -1,7 +1,8 @@
 #pragma once
 // Parallel HTTP GETs over one libcurl multi handle: every request in flight at
 // once (up to a cap), connections reused, HTTP/2 where offered, each transfer
-// retried on transient failures and classified. libcurl is used only in http.cpp.
+// retried on transient failures and classified. libcurl is used only in http.cpp
+// and url.cpp (URLs and the redactor: base/url.hpp).
 
 #include <chrono>
 #include <optional>
@@ -50,10 +51,6 @@ struct HttpResponse {
 // Responses in the order of `requests`; never throws for a failed transfer.
 std::vector<HttpResponse> fetch_all(const std::vector<HttpRequest>& requests,
                                     const HttpOptions& options = {});
-
-// Replaces the user:password@ of every URL in `text` with "***@". A text with
-// no "://" is read as one URL without a scheme ("user:pw@host/path").
-std::string redact_url(std::string text);
 
 // The wait before try `tries_made + 1`: exponential backoff, or the server's
 // Retry-After when that is longer, both capped by options.max_retry_after.

@@ -10,10 +10,10 @@
 
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/json.hpp"
-#include "installer/command.hpp"
 
 namespace stackup::cli {
 namespace {
@@ -182,7 +182,7 @@ int run(int argc, char** argv) {
             common.doc->add_error(error_json(ExitCode::usage, "cannot write the log file " + common.log_file));
             return json.finish(*common.doc, static_cast<int>(ExitCode::usage));
         }
-        base::log::debug("stackup " STACKUP_VERSION ": " + installer::render_argv(std::vector<std::string>(argv, argv + argc)));
+        base::log::debug("stackup " STACKUP_VERSION ": " + base::render_argv(std::vector<std::string>(argv, argv + argc)));
     }
     return json.finish(*common.doc, run_command(chosen, *common.doc));
 }

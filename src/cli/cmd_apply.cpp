@@ -5,10 +5,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/render.hpp"
-#include "installer/command.hpp"
 #include "txn/journal.hpp"
 
 namespace stackup::cli {
@@ -40,10 +40,10 @@ public:
         say(paint_(counter, Color::bold));
         if (verbosity_ == Verbosity::verbose || commands_ == Commands::always) {
             if (!step.remove_argv.empty()) {
-                say("    $ " + installer::render_argv(step.remove_argv));
+                say("    $ " + base::render_argv(step.remove_argv));
             }
             if (!step.argv.empty()) {
-                say("    $ " + installer::render_argv(step.argv));
+                say("    $ " + base::render_argv(step.argv));
             }
             for (const auto& line : step.requirements) {
                 say("      " + line);

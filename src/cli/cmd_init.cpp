@@ -8,7 +8,7 @@
 #include "base/fs.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "installer/command.hpp"
+#include "manifest/environment.hpp"
 #include "plan/draft.hpp"
 #include "venv/toolkit.hpp"
 
@@ -83,7 +83,7 @@ std::function<int()> setup_init(CLI::App& sub, const CommonOptions& common) {
         auto options = txn_options(common, nullptr);
         manifest::Manifest bare;
         bare.venv = options.venv;
-        auto env = installer::child_environment(bare, options.venv, options.caller_env);
+        auto env = manifest::child_environment(bare, options.venv, options.caller_env);
         auto facts = venv::probe(options.venv, {}, env);
         plan::DraftInput in{options.venv, facts.interpreter, facts.distributions, find_toolkit(options.caller_env)};
         std::string text = o->target_cuda.empty() ? plan::draft_baseline(in) : plan::draft_upgrade(in, o->target_cuda);

@@ -5,10 +5,11 @@
 
 #include "base/error.hpp"
 #include "base/fs.hpp"
+#include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/render.hpp"
-#include "installer/command.hpp"
+#include "manifest/environment.hpp"
 #include "txn/preflight.hpp"
 #include "txn/saved_plan.hpp"
 
@@ -22,7 +23,7 @@ void save_plan(const std::string& path, const plan::SavedPlan& saved) {
         throw Error(ExitCode::usage, "cannot write the plan to " + path + ": " + e.what());
     }
     std::cout << "plan saved to " << path << "; apply exactly it with: "
-              << installer::render_argv({"stackup", "apply", path}) << "\n";
+              << base::render_argv({"stackup", "apply", path}) << "\n";
 }
 
 }  // namespace
@@ -35,10 +36,8 @@ std::function<int()> setup_plan(CLI::App& sub, const CommonOptions& common) {
     return [manifest_path, out_path, &common] {
         auto m = load_manifest(*manifest_path, common);
         auto options = txn_options(common, &m);
-        auto env = installer::child_environment(m, options.venv, options.caller_env);
-        auto facts = venv::probe(options.venv, {}, env);
-        txn::check_interpreter(m, facts, options.venv);
-        txn::Seen seen{txn::check_toolkit(m, env), txn::check_driver(m, env)};
+        auto env = manifest::child_environment(m, options.venv, options.caller_env);
+        auto [facts, seen] = txn::inspect_host(m, options.venv, env);
         auto plan = txn::plan_against_indexes(m, facts, options.http);
         add_plan(*common.doc, plan);
         Json& body = common.doc->body();

@@ -6,7 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/render.hpp"
-#include "txn/snapshots.hpp"
+#include "txn/status.hpp"
 
 namespace stackup::cli {
 namespace {

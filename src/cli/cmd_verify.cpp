@@ -5,7 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "txn/inspect.hpp"
+#include "txn/verify_env.hpp"
 
 namespace stackup::cli {
 namespace {

@@ -2,6 +2,7 @@
 
 #include "base/error.hpp"
 #include "base/fs.hpp"
+#include "txn/state_dir.hpp"
 
 namespace stackup::cli {
 

@@ -1,9 +1,8 @@
 #include "cli/json.hpp"
 
 #include "base/lock.hpp"
+#include "base/url.hpp"
 #include "cli/render.hpp"
-#include "index/url.hpp"
-#include "installer/command.hpp"
 
 namespace stackup::cli {
 namespace {
@@ -23,7 +22,7 @@ Json planned_package_json(const plan::PlannedPackage& p) {
     if (p.choice) {
         j["local"] = or_null(p.choice->wheel.version.local());
         j["file"] = p.choice->file.filename;
-        j["url"] = index::strip_credentials(p.choice->file.url);
+        j["url"] = base::without_credentials(p.choice->file.url);
         j["sha256"] = or_null(p.choice->file.sha256());
     }
     if (!p.problem.empty()) {
@@ -222,7 +221,7 @@ Json Document::finish(int exit_code) const {
 }
 
 Json error_json(ExitCode code, const std::string& message) {
-    return {{"code", code_name(code)}, {"message", installer::redact(message)}};
+    return {{"code", code_name(code)}, {"message", base::redact(message)}};
 }
 
 Json error_json(const Error& error) {

@@ -13,8 +13,10 @@
 #include "plan/planner.hpp"
 #include "snapshot/store.hpp"
 #include "txn/apply.hpp"
-#include "txn/inspect.hpp"
+#include "txn/rollback.hpp"
 #include "txn/snapshots.hpp"
+#include "txn/status.hpp"
+#include "txn/verify_env.hpp"
 #include "verify/verify.hpp"
 
 namespace stackup::cli {

@@ -3,10 +3,10 @@
 
 #include <string>
 
+#include "cli/terminal.hpp"
 #include "plan/planner.hpp"
 #include "snapshot/store.hpp"
 #include "txn/apply.hpp"
-#include "cli/terminal.hpp"
 
 namespace stackup::cli {
 

@@ -1,5 +1,7 @@
 #include "index/client.hpp"
 
+#include "base/url.hpp"
+
 namespace stackup::index {
 namespace {
 
@@ -32,7 +34,7 @@ std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, c
             page.files = std::move(parsed.files);
             if (parsed.error) {
                 page.outcome = base::HttpOutcome::fatal;
-                page.error = base::redact_url(base_url) + ": " + *parsed.error;
+                page.error = base::redact(base_url) + ": " + *parsed.error;
             }
         }
         pages.push_back(std::move(page));

@@ -1,14 +1,11 @@
 #include "installer/command.hpp"
 
-#include <regex>
-
-#include "index/url.hpp"
+#include "base/url.hpp"
+#include "manifest/environment.hpp"
 #include "venv/probe.hpp"
 
 namespace stackup::installer {
 namespace {
-
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 // "pytorch" -> "PYTORCH", "sg-lang.x" -> "SG_LANG_X": how uv names a named index's variables.
 std::string env_key(const std::string& index_name) {
@@ -20,56 +17,15 @@ std::string env_key(const std::string& index_name) {
     return out;
 }
 
-bool secret_name(const std::string& key) {
-    for (const char* word : {"PASSWORD", "TOKEN", "SECRET", "AUTH", "CREDENTIAL"}) {
-        if (key.find(word) != std::string::npos) {
-            return true;
-        }
-    }
-    return false;
-}
-
 // uv's --index / --default-index value: a URL with credentials becomes "NAME=URL" without
 // them, so that uv takes them from UV_INDEX_<NAME>_USERNAME/_PASSWORD, not from argv.
 std::string index_argument(const manifest::Manifest& m, const std::string& name) {
     const std::string& url = m.indexes.at(name);
-    auto credentials = index::credentials_of(url);
+    auto credentials = base::credentials_of(url);
     return credentials ? name + "=" + credentials->url : url;
 }
 
 }  // namespace
-
-base::Environment masked(const base::Environment& env) {
-    base::Environment out;
-    for (const auto& [key, value] : env) {
-        out[key] = secret_name(key) ? "***" : redact(value);
-    }
-    return out;
-}
-
-base::Environment child_environment(const manifest::Manifest& m, const std::filesystem::path& venv,
-                                    const base::Environment& caller) {
-    base::Environment env;
-    for (const auto& [key, value] : caller) {
-        if (starts_with(key, "PIP_") || starts_with(key, "UV_") || key == "VIRTUAL_ENV" ||
-            starts_with(key, "PYTHON") || key == "CONDA_PREFIX") {
-            continue;
-        }
-        env[key] = value;
-    }
-    for (const auto& [key, value] : m.env) {
-        env[key] = value;
-    }
-    env["VIRTUAL_ENV"] = venv.string();
-    if (m.cuda) {
-        env["CUDA_HOME"] = m.cuda->home.string();
-    }
-    env["NO_COLOR"] = "1";
-    if (!m.env.count("UV_PYTHON_DOWNLOADS")) {
-        env["UV_PYTHON_DOWNLOADS"] = "never";
-    }
-    return env;
-}
 
 std::vector<std::string> install_argv(const manifest::Manifest& m, const manifest::Step& step,
                                       const std::filesystem::path& requirements_file, const std::string& uv,
@@ -103,11 +59,11 @@ std::vector<std::string> install_argv(const manifest::Manifest& m, const manifes
 Invocation step_invocation(const manifest::Manifest& m, const manifest::Step& step,
                            const std::filesystem::path& requirements_file, const std::string& uv,
                            const std::filesystem::path& venv, const base::Environment& caller, Mode mode) {
-    auto env = child_environment(m, venv, caller);
+    auto env = manifest::child_environment(m, venv, caller);
     // Credentials reach uv here, never on its command line (which `ps` shows to everyone),
     // and only uv: the python that verifies and runs the checks never sees them.
     for (const auto& [name, url] : m.indexes) {
-        if (auto credentials = index::credentials_of(url)) {
+        if (auto credentials = base::credentials_of(url)) {
             env["UV_INDEX_" + env_key(name) + "_USERNAME"] = credentials->username;
             env["UV_INDEX_" + env_key(name) + "_PASSWORD"] = credentials->password;
         }
@@ -129,7 +85,7 @@ std::vector<std::string> uninstall_argv(const std::vector<std::string>& names, c
 Invocation removal_invocation(const manifest::Manifest& m, const std::vector<std::string>& names,
                               const std::string& uv, const std::filesystem::path& venv,
                               const base::Environment& caller, Mode mode) {
-    return {uninstall_argv(names, uv, venv, mode), child_environment(m, venv, caller)};
+    return {uninstall_argv(names, uv, venv, mode), manifest::child_environment(m, venv, caller)};
 }
 
 std::string requirement_line(const std::string& requirement, const std::string& sha256) {
@@ -142,31 +98,6 @@ std::string requirements_text(const std::vector<std::string>& lines) {
         out += line + "\n";
     }
     return out;
-}
-
-std::string redact(std::string text) {
-    static const std::regex userinfo("([A-Za-z][A-Za-z0-9+.-]*://)[^/@\\s]+@");
-    return std::regex_replace(text, userinfo, "$1***@");
-}
-
-std::string render_argv(const std::vector<std::string>& argv) {
-    std::string out;
-    for (const auto& arg : argv) {
-        if (!out.empty()) {
-            out += ' ';
-        }
-        bool plain = !arg.empty() && arg.find_first_of(" \t\n'\"\\$`<>|;&*?[]{}()!#~") == std::string::npos;
-        if (plain) {
-            out += arg;
-        } else {
-            std::string quoted = "'";
-            for (char c : arg) {
-                quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-            }
-            out += quoted + "'";
-        }
-    }
-    return redact(out);
 }
 
 }  // namespace stackup::installer

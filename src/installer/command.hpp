@@ -18,13 +18,6 @@ struct Invocation {
     friend bool operator==(const Invocation&, const Invocation&) = default;
 };
 
-// The caller's environment with PIP_* and UV_* dropped (they change what gets
-// installed), then the manifest's env, then what we set on purpose:
-// VIRTUAL_ENV, CUDA_HOME (when the manifest has cuda), no colour, no downloads
-// of Python interpreters.
-base::Environment child_environment(const manifest::Manifest& m, const std::filesystem::path& venv,
-                                    const base::Environment& caller);
-
 // `uv pip install --python <venv>/bin/python --no-config ... --reinstall-package
 // NAME... --requirements FILE`: the step's index as --index and default_index as
 // --default-index; without default_index the step's index is the default, so
@@ -34,7 +27,7 @@ std::vector<std::string> install_argv(const manifest::Manifest& m, const manifes
                                       const std::filesystem::path& requirements_file, const std::string& uv,
                                       const std::filesystem::path& venv, Mode mode);
 
-// install_argv and child_environment, plus each index's credentials as uv's
+// install_argv and manifest::child_environment, plus each index's credentials as uv's
 // UV_INDEX_<NAME>_USERNAME/_PASSWORD (only in this environment, never in argv).
 Invocation step_invocation(const manifest::Manifest& m, const manifest::Step& step,
                            const std::filesystem::path& requirements_file, const std::string& uv,
@@ -44,7 +37,7 @@ Invocation step_invocation(const manifest::Manifest& m, const manifest::Step& st
 // step's `remove:` resolved to, uninstalled before the step installs.
 std::vector<std::string> uninstall_argv(const std::vector<std::string>& names, const std::string& uv,
                                         const std::filesystem::path& venv, Mode mode);
-// uninstall_argv with child_environment: as hermetic as the install.
+// uninstall_argv with manifest::child_environment: as hermetic as the install.
 Invocation removal_invocation(const manifest::Manifest& m, const std::vector<std::string>& names,
                               const std::string& uv, const std::filesystem::path& venv,
                               const base::Environment& caller, Mode mode);
@@ -54,14 +47,5 @@ Invocation removal_invocation(const manifest::Manifest& m, const std::vector<std
 std::string requirement_line(const std::string& requirement, const std::string& sha256);
 // The file's text: a header saying where it comes from, then one line each.
 std::string requirements_text(const std::vector<std::string>& lines);
-
-// For logs and saved plans: secret-looking variables (PASSWORD, TOKEN, ...) as "***",
-// credentials in URL values masked.
-base::Environment masked(const base::Environment& env);
-
-// Masks credentials in URLs ("https://user:pw@host" -> "https://***@host").
-std::string redact(std::string text);
-// One argv as a single line for logs and reports (quoted where needed, redacted).
-std::string render_argv(const std::vector<std::string>& argv);
 
 }  // namespace stackup::installer

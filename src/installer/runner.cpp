@@ -2,21 +2,24 @@
 
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "base/text.hpp"
+#include "base/url.hpp"
+#include "manifest/environment.hpp"
 
 namespace stackup::installer {
 
 RunResult run(const Invocation& invocation, const base::LineSink& on_line) {
-    base::log::debug("running: " + render_argv(invocation.argv));
+    base::log::debug("running: " + base::render_argv(invocation.argv));
     std::string env;
-    for (const auto& [key, value] : masked(invocation.env)) {
-        env += (env.empty() ? "" : " ") + render_argv({key + "=" + value});
+    for (const auto& [key, value] : manifest::masked(invocation.env)) {
+        env += (env.empty() ? "" : " ") + base::render_argv({key + "=" + value});
     }
     base::log::debug("  with the environment: " + env);
     RunResult result;
     result.process = base::run_process({invocation.argv, invocation.env, std::nullopt}, [&](std::string_view line) {
         parse_uv_line(line, result.summary);
         if (on_line) {
-            on_line(redact(std::string(line)));
+            on_line(base::redact(line));
         }
     });
     return result;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "base/text.hpp"
 #include "installer/command.hpp"
+#include "manifest/environment.hpp"
 
 using namespace stackup;
 
@@ -94,7 +96,7 @@ TEST_SUITE("installer") {
         m.env = {{"UV_CACHE_DIR", "/cache"}, {"EXTRA", "1"}};
         base::Environment caller{{"PATH", "/usr/bin"}, {"UV_INDEX_URL", "http://wrong/"}, {"PIP_FIND_LINKS", "/x"},
                                  {"VIRTUAL_ENV", "/other"}, {"PYTHONPATH", "/shadow"}, {"HOME", "/root"}};
-        auto env = installer::child_environment(m, m.venv, caller);
+        auto env = manifest::child_environment(m, m.venv, caller);
         CHECK(env.count("UV_INDEX_URL") == 0);
         CHECK(env.count("PIP_FIND_LINKS") == 0);
         CHECK(env.count("PYTHONPATH") == 0);
@@ -107,11 +109,14 @@ TEST_SUITE("installer") {
     }
 
     TEST_CASE("credentials in URLs never reach a log line") {
-        CHECK(installer::redact("https://alice:s3cret@idx.example/simple") == "https://***@idx.example/simple");
-        CHECK(installer::redact("see http://token@h/x and https://u:p@h2/") == "see http://***@h/x and https://***@h2/");
-        CHECK(installer::redact("no creds: https://h/x?a=b@c") == "no creds: https://h/x?a=b@c");
-        CHECK(installer::render_argv({"uv", "--index", "https://u:p@h/", "torch>=2"}) ==
+        CHECK(base::render_argv({"uv", "--index", "https://u:p@h/", "torch>=2"}) ==
               "uv --index https://***@h/ 'torch>=2'");
+        CHECK(base::render_argv({"see http://token@h/x and https://u:p@h2/"}) ==
+              "'see http://***@h/x and https://***@h2/'");
+        auto shown = manifest::masked({{"EXTRA_URL", "https://alice:s3cret@idx.example/simple"},
+                                        {"PLAIN", "no creds: https://h/x?a=b@c"}});
+        CHECK(shown.at("EXTRA_URL") == "https://***@idx.example/simple");
+        CHECK(shown.at("PLAIN") == "no creds: https://h/x?a=b@c");
     }
 
     TEST_CASE("an index's credentials reach uv through its environment, never its argv") {
@@ -130,8 +135,8 @@ TEST_SUITE("installer") {
         CHECK(inv.env.at("UV_INDEX_PYTORCH_PASSWORD") == "s:cret");
         CHECK(inv.env.at("UV_INDEX_MY_MIRROR_1_PASSWORD") == "pw");
         // The python that verifies and runs the checks never sees them.
-        CHECK(installer::child_environment(m, m.venv, {}).count("UV_INDEX_PYTORCH_PASSWORD") == 0);
-        auto shown = installer::masked(inv.env);
+        CHECK(manifest::child_environment(m, m.venv, {}).count("UV_INDEX_PYTORCH_PASSWORD") == 0);
+        auto shown = manifest::masked(inv.env);
         CHECK(shown.at("UV_INDEX_PYTORCH_PASSWORD") == "***");
         CHECK(shown.at("UV_INDEX_PYTORCH_USERNAME") == "bob");
     }

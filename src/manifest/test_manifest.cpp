@@ -1,3 +1,7 @@
+// The manifest parser: the document, the top level and its sections (venv, cuda, indexes,
+// checks, env, snapshot), loading files, and the manifests shipped in manifests/. Steps,
+// packages, removals and expectations are in test_manifest_steps.cpp.
+
 #include <doctest/doctest.h>
 
 #include <map>
@@ -5,64 +9,16 @@
 
 #include "base/sha256.hpp"
 #include "manifest/manifest.hpp"
+#include "manifest/test_manifest_helpers.hpp"
 #include "manifest/text.hpp"
 #include "temp_dir.hpp"
 
-namespace {
-
 namespace m = stackup::manifest;
+using namespace stackup::manifest::testing;
 using stackup::Error;
 using stackup::ExitCode;
 
-// A fixed environment, so tests never depend on the caller's HOME or variables.
-m::EnvLookup fake_env(std::map<std::string, std::string> vars = {{"HOME", "/home/u"}}) {
-    return [vars](const std::string& name) -> std::optional<std::string> {
-        auto it = vars.find(name);
-        return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
-    };
-}
-
-m::ParseOptions options(std::map<std::string, std::string> vars = {{"HOME", "/home/u"}}) {
-    m::ParseOptions o;
-    o.env = fake_env(std::move(vars));
-    return o;
-}
-
-struct Failure {
-    std::string message;
-    int line = 0;
-    int column = 0;
-    std::string file;
-    ExitCode code = ExitCode::ok;
-};
-
-Failure parse_failure(const std::string& text, const m::ParseOptions& o = options()) {
-    try {
-        m::parse(text, "m.yaml", o);
-    } catch (const Error& e) {
-        Failure f{e.what(), 0, 0, "", e.code()};
-        if (e.where()) {
-            f.line = e.where()->line;
-            f.column = e.where()->column;
-            f.file = e.where()->file;
-        }
-        return f;
-    }
-    FAIL("the manifest parsed, but an error was expected:\n" << text);
-    return {};
-}
-
-// Asserts an exit-2 error at m.yaml:line:col whose message contains `substring`.
-void check_failure(const std::string& text, int line, int column, const std::string& substring,
-                   const m::ParseOptions& o = options()) {
-    Failure f = parse_failure(text, o);
-    INFO("message: " << f.message);
-    CHECK(f.code == ExitCode::usage);
-    CHECK(f.file == "m.yaml");
-    CHECK(f.line == line);
-    CHECK(f.column == column);
-    CHECK(f.message.find(substring) != std::string::npos);
-}
+namespace {
 
 // The example of PRODUCT.md, "Manifest, schema version 1", verbatim.
 const std::string product_manifest = R"(version: 1
@@ -107,17 +63,6 @@ allow_mixed: []                 # dists allowed to carry another CUDA's build
 env: {}                         # extra variables for the installer (PIP_*/UV_* of the caller are not passed)
 snapshot:
   keep: 3                       # snapshots kept per venv
-)";
-
-// The smallest valid manifest; tests append to it or spell out their own.
-const std::string minimal = R"(version: 1
-venv: /srv/env
-indexes:
-  pypi: https://pypi.org/simple
-steps:
-  - name: one
-    index: pypi
-    packages: [six]
 )";
 
 }  // namespace
@@ -200,11 +145,6 @@ TEST_SUITE("manifest") {
         CHECK(man.checks.empty());
     }
 
-    TEST_CASE("unknown key in a step suggests the near one") {
-        check_failure(minimal + "    expct:\n      six: {}\n", 9, 5,
-                      "unknown key 'expct' in step 'one' (did you mean 'expect'?)");
-    }
-
     TEST_CASE("unknown keys are caught at every level, with suggestions") {
         check_failure("version: 1\nvenvv: /x\n", 2, 1, "unknown key 'venvv' at the top level (did you mean 'venv'?)");
         check_failure(minimal + "default-index: pypi\n", 9, 1, "(did you mean 'default_index'?)");
@@ -222,51 +162,9 @@ TEST_SUITE("manifest") {
                       "unknown key 'frobnicate' at the top level (known keys: version, name, venv,");
     }
 
-    TEST_CASE("an undefined index names the defined ones") {
-        const std::string text = R"(version: 1
-venv: /srv/env
-indexes:
-  pytorch: https://download.pytorch.org/whl/nightly/cu130
-  sglang: https://docs.sglang.ai/whl/cu130
-  pypi: https://pypi.org/simple
-steps:
-  - name: torch
-    index: pytroch
-    packages: [torch]
-)";
-        check_failure(text, 9, 12,
-                      "index 'pytroch' is not defined under 'indexes' (defined: pytorch, sglang, pypi); "
-                      "did you mean 'pytorch'?");
-    }
-
     TEST_CASE("default_index must be a defined index") {
         check_failure(minimal + "default_index: pipy\n", 9, 16,
                       "default_index 'pipy' is not defined under 'indexes' (defined: pypi)");
-    }
-
-    TEST_CASE("a bad version specifier names the field and the dist") {
-        check_failure(minimal + "    expect:\n      torch: {version: '>=2.11..0'}\n", 10, 24,
-                      "'version' of 'torch': invalid specifier '>=2.11..0': '2.11..0' is not a valid PEP 440 version");
-        check_failure(minimal + "    expect:\n      torch: {version: '>=2,<1'}\n", 10, 24,
-                      "'version' of 'torch': '>=2,<1' can never be satisfied");
-        check_failure(minimal + "cuda:\n  toolkit: '13.0'\n  driver: 'new'\n", 11, 11, "'driver': invalid specifier 'new'");
-    }
-
-    TEST_CASE("a bad requirement names the step") {
-        check_failure(minimal + "  - name: two\n    index: pypi\n    packages: [torch, 'sglang==']\n", 11, 23,
-                      "'packages' of step 'two': invalid requirement 'sglang=='");
-        check_failure(minimal + "  - name: two\n    index: pypi\n    packages: [six, Six]\n", 11, 21,
-                      "'packages' of step 'two' names 'Six' twice (first at line 11)");
-        check_failure(minimal + "  - name: two\n    index: pypi\n    packages: ['six @ https://x.org/six.whl']\n", 11, 16,
-                      "is a direct URL requirement");
-    }
-
-    TEST_CASE("booleans are true or false") {
-        check_failure(minimal + "    prerelease: maybe\n", 9, 17, "expected a boolean for 'prerelease', got 'maybe'");
-        check_failure(minimal + "    deps:\n", 9, 5, "expected a boolean for 'deps', got nothing");
-        m::Manifest man = m::parse(minimal + "    prerelease: True\n    deps: false\n", "m.yaml", options());
-        CHECK(man.steps[0].prerelease);
-        CHECK_FALSE(man.steps[0].deps);
     }
 
     TEST_CASE("only schema version 1 is read") {
@@ -275,32 +173,6 @@ steps:
         check_failure("venv: /x\n", 1, 1, "missing 'version' (this stackup reads version 1)");
         check_failure("venv: /x\nverison: 1\n", 2, 1, "unknown key 'verison' at the top level (did you mean 'version'?)");
         check_failure("version: 1.0\n", 1, 10, "unsupported manifest version 1.0");
-    }
-
-    TEST_CASE("steps must list at least one step") {
-        check_failure("version: 1\nvenv: /x\nindexes: {pypi: 'https://pypi.org/simple'}\nsteps: []\n", 4, 8,
-                      "'steps' must list at least one step");
-        check_failure("version: 1\nvenv: /x\nindexes: {pypi: 'https://pypi.org/simple'}\n", 1, 1,
-                      "'steps' must list at least one step");
-        check_failure("version: 1\nvenv: /x\nindexes: {pypi: 'https://pypi.org/simple'}\nsteps:\n", 4, 1,
-                      "'steps' must list at least one step");
-    }
-
-    TEST_CASE("a step needs a name, an index and packages") {
-        check_failure("version: 1\nvenv: /x\nindexes: {pypi: 'https://pypi.org/simple'}\nsteps:\n  - index: pypi\n", 5, 5,
-                      "missing 'name' in step #1");
-        check_failure("version: 1\nvenv: /x\nindexes: {pypi: 'https://pypi.org/simple'}\nsteps:\n  - name: a\n", 5, 5,
-                      "missing 'index' in step 'a'");
-        check_failure(minimal + "  - name: two\n    index: pypi\n    packages: []\n", 11, 15,
-                      "'packages' of step 'two' must list at least one requirement (or the step must 'remove' or 'expect' something)");
-        check_failure(minimal + "  - name: two\n    index: pypi\n", 9, 5, "missing 'packages' in step 'two'");
-        check_failure(minimal + "  - name: two\n    index: pypi\n    packages: six\n", 11, 15,
-                      "expected a list for 'packages', got 'six'");
-    }
-
-    TEST_CASE("step names are unique") {
-        check_failure(minimal + "  - name: one\n    index: pypi\n    packages: [six]\n", 9, 11,
-                      "duplicate step name 'one' (first at line 6)");
     }
 
     TEST_CASE("no venv is an error unless --venv gives one") {
@@ -391,27 +263,6 @@ steps:
                       "duplicate key 'local' in the expectation for 'six'");
     }
 
-    TEST_CASE("expect keys are PEP 503-normalized; two spellings of one dist are an error") {
-        m::Manifest man = m::parse(minimal + "    expect:\n      Sgl_Kernel: {local: CU130}\n", "m.yaml", options());
-        CHECK(man.steps[0].expect[0].dist == "sgl-kernel");
-        CHECK(man.steps[0].expect[0].local == "cu130");
-        check_failure(minimal + "    expect:\n      sgl-kernel: {}\n      sgl_kernel: {local: cu130}\n", 11, 7,
-                      "'expect' of step 'one' names 'sgl-kernel' twice ('sgl-kernel' at line 10)");
-        check_failure(minimal + "    expect:\n      -bad-: {}\n", 10, 7, "'-bad-' in 'expect' of step 'one' is not a distribution name");
-    }
-
-    TEST_CASE("expectation fields are checked") {
-        check_failure(minimal + "    expect:\n      torch: {local: +cu130}\n", 10, 22, "the label without '+'");
-        check_failure(minimal + "    expect:\n      torch: {cuda: 'thirteen'}\n", 10, 21, "'cuda' of 'torch' must be a CUDA version");
-        check_failure(minimal + "    expect:\n      torch: {import: 'torch-x'}\n", 10, 23, "'import' of 'torch' must be a module name");
-        check_failure(minimal + "    expect:\n      torch: {attrs: {'a b': x}}\n", 10, 23, "'a b' is not a dotted attribute name");
-        check_failure(minimal + "    expect:\n      torch: [1]\n", 10, 14, "expected a map for 'torch', got a list");
-        m::Manifest man = m::parse(minimal + "    expect:\n      sgl-kernel:\n        import: sgl_kernel\n      six:\n",
-                                   "m.yaml", options());
-        CHECK(man.steps[0].expect[0].import_name == "sgl_kernel");
-        CHECK(man.steps[0].expect[1].dist == "six");  // an empty expectation: installed and importable
-    }
-
     TEST_CASE("index URLs must be http, https or file, and are never echoed") {
         check_failure("version: 1\nvenv: /x\nindexes:\n  pypi: ftp://user:secret@host/simple\n", 4, 9,
                       "index 'pypi' has scheme 'ftp' (expected http, https or file)");
@@ -458,51 +309,6 @@ steps:
         check_failure(minimal + "allow_mixed: [-x]\n", 9, 15, "'-x' in 'allow_mixed' is not a distribution name");
         check_failure(minimal + "env: {1X: a}\n", 9, 7, "'1X' in 'env' is not an environment variable name");
         check_failure(minimal + "env: {A: [1]}\n", 9, 10, "expected a string for 'A', got a list");
-    }
-
-    TEST_CASE("remove: names and patterns, normalized; a step may only remove") {
-        m::Manifest man = m::parse(minimal + "    remove: [\"nvidia-*-CU12\", Cupy_Cuda12x]\n"
-                                             "  - name: clean\n    index: pypi\n    remove: [torch]\n",
-                                   "m.yaml", options());
-        CHECK(man.steps[0].remove == std::vector<std::string>{"nvidia-*-cu12", "cupy-cuda12x"});
-        CHECK(man.steps[1].packages.empty());
-        CHECK(man.steps[1].remove == std::vector<std::string>{"torch"});
-        CHECK(m::removal_matches(man.steps[0].remove[0], "nvidia-cuda-runtime-cu12"));
-
-        check_failure(minimal + "    remove: []\n", 9, 13, "'remove' of step 'one' is empty");
-        check_failure(minimal + "    remove: [\"*\"]\n", 9, 14, "'*' is not a distribution name or a pattern of one");
-        check_failure(minimal + "    remove: [\"nvidia/*\"]\n", 9, 14,
-                      "'nvidia/*' is not a distribution name or a pattern of one");
-        check_failure(minimal + "    remove: [torch, Torch]\n", 9, 21, "'remove' of step 'one' names 'Torch' twice");
-        check_failure(minimal + "    remove: torch\n", 9, 13, "expected a list for 'remove', got 'torch'");
-    }
-
-    TEST_CASE("a step may only expect: packages empty or absent, nothing installed") {
-        m::Manifest man = m::parse(minimal + "  - name: baseline\n    index: pypi\n"
-                                             "    expect:\n      torch: {version: \"==2.10.0+cu128\", local: cu128}\n"
-                                             "  - name: again\n    index: pypi\n    packages: []\n"
-                                             "    expect: {triton: {}}\n",
-                                   "m.yaml", options());
-        REQUIRE(man.steps.size() == 3);
-        CHECK(man.steps[1].packages.empty());
-        CHECK(man.steps[1].remove.empty());
-        REQUIRE(man.steps[1].expect.size() == 1);
-        CHECK(man.steps[1].expect[0].dist == "torch");
-        CHECK(man.steps[1].expect[0].local == "cu128");
-        CHECK(man.steps[2].packages.empty());
-        REQUIRE(man.steps[2].expect.size() == 1);
-        CHECK(man.steps[2].expect[0].dist == "triton");
-
-        // An empty expect is no expectation: such a step still needs packages.
-        check_failure(minimal + "  - name: two\n    index: pypi\n    expect: {}\n", 9, 5,
-                      "missing 'packages' in step 'two'");
-        check_failure(minimal + "  - name: two\n    index: pypi\n    packages: []\n    expect: {}\n", 11, 15,
-                      "'packages' of step 'two' must list at least one requirement (or the step must 'remove' or 'expect' "
-                      "something)");
-        // The index is still required and still checked, though nothing is fetched from it.
-        check_failure(minimal + "  - name: two\n    expect: {torch: {}}\n", 9, 5, "missing 'index' in step 'two'");
-        check_failure(minimal + "  - name: two\n    index: nowhere\n    expect: {torch: {}}\n", 10, 12,
-                      "index 'nowhere' is not defined under 'indexes'");
     }
 
     TEST_CASE("allow_unmet is a list of distribution names") {

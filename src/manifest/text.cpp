@@ -104,13 +104,4 @@ std::optional<std::string> closest_match(std::string_view word, const std::vecto
     return best;
 }
 
-std::string join(const std::vector<std::string>& items, std::string_view separator) {
-    std::string out;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        out += i == 0 ? "" : std::string(separator);
-        out += items[i];
-    }
-    return out;
-}
-
 }  // namespace stackup::manifest

@@ -23,7 +23,5 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 // The candidate nearest to `word` when it is near enough to be a typo.
 std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
-// "a, b, c".
-std::string join(const std::vector<std::string>& items, std::string_view separator = ", ");
 
 }  // namespace stackup::manifest

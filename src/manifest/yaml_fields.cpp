@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "base/text.hpp"
 #include "manifest/text.hpp"
 
 namespace stackup::manifest::detail {
@@ -79,7 +80,7 @@ void Fields::only(const std::vector<std::string>& known) const {
         if (auto near = closest_match(field.key, known)) {
             message += " (did you mean '" + *near + "'?)";
         } else {
-            message += " (known keys: " + join(known) + ")";
+            message += " (known keys: " + base::join(known) + ")";
         }
         reader_.fail(field.key_node, message);
     }

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 
+#include "base/text.hpp"
+
 namespace stackup::pep {
 
 namespace {
@@ -17,9 +19,8 @@ std::optional<std::set<Tag>> fail(std::string* error, std::string what) {
     return std::nullopt;
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c); }
+bool is_ident_char(char c) { return is_ident_start(c) || base::is_ascii_digit(c); }
 
 std::string lower(std::string_view text) {
     std::string out(text);
@@ -105,7 +106,7 @@ bool is_threaded(const std::vector<std::string>& abis) {
         return false;
     }
     std::string_view rest = std::string_view(abis.front()).substr(2);
-    auto digits = std::find_if(rest.begin(), rest.end(), [](char c) { return !is_digit(c); });
+    auto digits = std::find_if(rest.begin(), rest.end(), [](char c) { return !base::is_ascii_digit(c); });
     return digits != rest.begin() && std::string_view(digits, rest.end()).find('t') != std::string_view::npos;
 }
 

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "base/text.hpp"
 #include "pep/name.hpp"
 
 namespace stackup::pep {
@@ -21,12 +22,11 @@ std::optional<T> fail(std::string* error, std::string what) {
     return std::nullopt;
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // PEP 427 escapes '-' in names as '_'; bytes >= 0x80 stand in for Unicode word characters.
 bool is_wheel_name_char(char c) {
     auto u = static_cast<unsigned char>(c);
-    return u >= 0x80 || is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.';
+    return u >= 0x80 || base::is_ascii_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.';
 }
 
 bool is_wheel_name(std::string_view name) {
@@ -47,7 +47,7 @@ std::vector<std::string_view> split_dashes(std::string_view text) {
 }
 
 std::optional<BuildTag> parse_build_tag(std::string_view text) {
-    auto end = std::find_if(text.begin(), text.end(), [](char c) { return !is_digit(c); });
+    auto end = std::find_if(text.begin(), text.end(), [](char c) { return !base::is_ascii_digit(c); });
     if (end == text.begin()) {
         return std::nullopt;  // a build tag starts with a digit
     }

@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "base/text.hpp"
 #include "pep/marker.hpp"
 #include "pep/tags.hpp"
 #include "venv/platform.hpp"
@@ -327,14 +328,6 @@ std::vector<venv::Distribution> predicted_end_state(const venv::Facts& facts, co
 
 namespace {
 
-std::string joined(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& n : names) {
-        out += (out.empty() ? "" : ", ") + n;
-    }
-    return out;
-}
-
 // The step that brings a leftover's replacement (same family, the target's
 // CUDA); else the first step that installs anything for the target; else the last.
 std::size_t step_for(const verify::CudaFlavour& leftover, const Plan& plan, const verify::CudaTarget& target) {
@@ -385,15 +378,15 @@ std::string end_state_problem(const manifest::Manifest& m, const venv::Facts& fa
     }
     if (!labelled.empty()) {
         out += "\n  to upgrade them too, add to a step's packages (with a " + target->label + " build on its index): " +
-               joined(labelled);
+               base::join(labelled);
     }
     out += "\n  to remove them, add to the manifest:";
     for (const auto& [i, dists] : by_step) {
         auto all = m.steps[i].remove;
         all.insert(all.end(), dists.begin(), dists.end());
-        out += "\n    step '" + m.steps[i].name + "':  remove: [" + joined(all) + "]";
+        out += "\n    step '" + m.steps[i].name + "':  remove: [" + base::join(all) + "]";
     }
-    out += "\n  or, to keep them as they are:  allow_mixed: [" + joined(names) + "]";
+    out += "\n  or, to keep them as they are:  allow_mixed: [" + base::join(names) + "]";
     out += "\n  (a CUDA " + std::to_string(target->major) +
            " replacement that comes as a dependency is not known to the plan; the check after each step judges it)";
     return out;

@@ -24,9 +24,6 @@ namespace {
 // Symlinks whose target fits in the inode (ext4: under 60 bytes) take no data block.
 constexpr std::size_t kInlineSymlinkMax = 59;
 
-std::int64_t to_ns(const struct timespec& ts) {
-    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 std::string format_bytes(std::uint64_t bytes) {
     char buf[64];
@@ -139,11 +136,11 @@ private:
             throw base::errno_error(errno, "cannot set times of " + dst.string());
         }
         e.mode = st.st_mode & 07777;
-        e.mtime_ns = to_ns(st.st_mtim);
+        e.mtime_ns = base::to_ns(st.st_mtim);
         if (options_.record_copies) {
             const struct stat copied = fstat_or_throw(out.get(), dst);  // after the last change to its ctime
             e.inode = static_cast<std::uint64_t>(copied.st_ino);
-            e.ctime_ns = to_ns(copied.st_ctim);
+            e.ctime_ns = base::to_ns(copied.st_ctim);
         }
     }
 
@@ -181,7 +178,7 @@ private:
                                   const std::filesystem::path& src, const std::filesystem::path& dst) {
         std::string hex = mover.hash_fd(in, src);
         const struct stat after = fstat_or_throw(in, src);
-        if (to_ns(before.st_ctim) != to_ns(after.st_ctim) || to_ns(before.st_mtim) != to_ns(after.st_mtim) ||
+        if (base::to_ns(before.st_ctim) != base::to_ns(after.st_ctim) || base::to_ns(before.st_mtim) != base::to_ns(after.st_mtim) ||
             before.st_size != after.st_size) {
             hex = mover.hash_fd(out, dst);
         }
@@ -203,7 +200,7 @@ private:
         set_owner(dst, st);
         set_times(dst, st);
         e.mode = st.st_mode & 07777;
-        e.mtime_ns = to_ns(st.st_mtim);
+        e.mtime_ns = base::to_ns(st.st_mtim);
     }
 
     void finish_dir(TreeEntry& e) const {
@@ -220,7 +217,7 @@ private:
         }
         set_times(dst, st);
         e.mode = st.st_mode & 07777;
-        e.mtime_ns = to_ns(st.st_mtim);
+        e.mtime_ns = base::to_ns(st.st_mtim);
     }
 
     // lchown/utimensat never follow: the same code serves links and directories.

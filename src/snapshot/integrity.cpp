@@ -12,9 +12,6 @@ namespace stackup::snapshot {
 
 namespace {
 
-std::int64_t to_ns(const struct timespec& ts) {
-    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 std::string describe_change(const TreeEntry& want, const TreeEntry& seen) {
     std::string out;
@@ -45,9 +42,9 @@ std::optional<TreeEntry> lstat_record_at(int dirfd, const char* name, const std:
     e.type = S_ISREG(st.st_mode) ? EntryType::file : S_ISDIR(st.st_mode) ? EntryType::dir : EntryType::symlink;
     e.mode = st.st_mode & 07777;
     e.size = static_cast<std::uint64_t>(st.st_size);
-    e.mtime_ns = to_ns(st.st_mtim);
+    e.mtime_ns = base::to_ns(st.st_mtim);
     e.inode = static_cast<std::uint64_t>(st.st_ino);
-    e.ctime_ns = to_ns(st.st_ctim);
+    e.ctime_ns = base::to_ns(st.st_ctim);
     return e;
 }
 

@@ -24,9 +24,6 @@ namespace stackup::snapshot {
 
 namespace {
 
-std::int64_t to_ns(const struct timespec& ts) {
-    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 // The inode number an entry's name says, or 0 for a name that is none.
 std::uint64_t named_inode(const std::string& name) {
@@ -68,8 +65,8 @@ void link_one(TreeEntry& e, const std::filesystem::path& src, int objects_fd, co
     }
     e.size = static_cast<std::uint64_t>(st.st_size);
     e.mode = st.st_mode & 07777;
-    e.mtime_ns = to_ns(st.st_mtim);
-    e.ctime_ns = to_ns(st.st_ctim);
+    e.mtime_ns = base::to_ns(st.st_mtim);
+    e.ctime_ns = base::to_ns(st.st_ctim);
 }
 
 // Best effort, after a failure: what this call linked goes again.

@@ -75,9 +75,6 @@ std::string child_path(const std::string& rel, const std::string& name) {
     return rel == "." ? name : rel + "/" + name;
 }
 
-std::int64_t to_ns(const struct timespec& ts) {
-    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 // Walks one tree, kWorkThreads directories at a time (stat is most of the
 // cost, and the kernel's share of it runs in parallel). Each directory is
@@ -193,7 +190,7 @@ private:
         TreeEntry e;
         e.path = rel;
         e.mode = st.st_mode & 07777;
-        e.mtime_ns = to_ns(st.st_mtim);
+        e.mtime_ns = base::to_ns(st.st_mtim);
         if (S_ISREG(st.st_mode)) {
             e.type = EntryType::file;
             e.size = static_cast<std::uint64_t>(st.st_size);
@@ -201,7 +198,7 @@ private:
                 e.sha256 = base::sha256_file(full(rel));
             } else if (contents_ == Contents::records || contents_ == Contents::identity) {
                 e.inode = static_cast<std::uint64_t>(st.st_ino);
-                e.ctime_ns = to_ns(st.st_ctim);
+                e.ctime_ns = base::to_ns(st.st_ctim);
             }
         } else if (S_ISDIR(st.st_mode)) {
             e.type = EntryType::dir;

@@ -17,13 +17,18 @@
 #include "base/lock.hpp"
 #include "base/log.hpp"
 #include "base/sha256.hpp"
+#include "base/url.hpp"
 #include "installer/command.hpp"
 #include "installer/runner.hpp"
+#include "manifest/environment.hpp"
 #include "snapshot/store.hpp"
-#include "txn/common.hpp"
+#include "txn/checks.hpp"
 #include "txn/journal.hpp"
+#include "txn/lock.hpp"
 #include "txn/preflight.hpp"
+#include "txn/retention.hpp"
 #include "txn/saved_plan.hpp"
+#include "txn/state_dir.hpp"
 #include "verify/requires.hpp"
 
 namespace stackup::txn {
@@ -161,7 +166,7 @@ private:
     static std::vector<std::string> redacted(const std::vector<std::string>& argv) {
         std::vector<std::string> out;
         for (const auto& arg : argv) {
-            out.push_back(installer::redact(arg));
+            out.push_back(base::redact(arg));
         }
         return out;
     }
@@ -333,10 +338,7 @@ void refuse_interrupted(const std::filesystem::path& state_dir) {
 venv::Facts preflight(const manifest::Manifest& m, const Options& options, const base::Environment& env,
                       Observer& observer, ApplyReport& report) {
     report.uv_version = installer::uv_version(options.uv, env);
-    venv::Facts facts = venv::probe(options.venv, {}, env);
-    check_interpreter(m, facts, options.venv);
-    check_toolkit(m, env);
-    check_driver(m, env);
+    venv::Facts facts = inspect_host(m, options.venv, env).facts;
     observer.preflight(facts, report.uv_version);
     if (options.saved_plan) {
         // `apply PLAN`: no re-resolving, and nothing of a venv that moved on since.
@@ -468,15 +470,6 @@ private:
 
 }  // namespace
 
-std::filesystem::path state_dir_for(const std::filesystem::path& venv, const std::filesystem::path& root) {
-    auto absolute = std::filesystem::absolute(venv).lexically_normal();
-    if (!absolute.has_filename()) {
-        absolute = absolute.parent_path();
-    }
-    auto base = root.empty() ? absolute.parent_path() / ".stackup" : root;
-    return base / (absolute.filename().string() + "-" + base::sha256_hex(absolute.string()).substr(0, 8));
-}
-
 std::string_view to_string(StepStatus status) {
     switch (status) {
         case StepStatus::pending: return "not run";
@@ -501,7 +494,7 @@ ExitCode ApplyReport::exit_code() const {
 ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer& observer) {
     auto lock = acquire_lock(options.state_dir, "apply " + m.source.string());
     refuse_interrupted(options.state_dir);
-    auto env = installer::child_environment(m, options.venv, options.caller_env);
+    auto env = manifest::child_environment(m, options.venv, options.caller_env);
 
     ApplyReport report;
     venv::Facts facts = preflight(m, options, env, observer, report);
@@ -539,7 +532,7 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
 }
 
 ApplyReport dry_run(const manifest::Manifest& m, const Options& options, Observer& observer) {
-    auto env = installer::child_environment(m, options.venv, options.caller_env);
+    auto env = manifest::child_environment(m, options.venv, options.caller_env);
     ApplyReport report;
     venv::Facts facts = preflight(m, options, env, observer, report);
     // No lock is taken, so nothing of a concurrent apply's state is written to.

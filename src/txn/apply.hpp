@@ -31,10 +31,6 @@ struct Options {
     std::optional<plan::SavedPlan> saved_plan;
 };
 
-// <root>/<venv name>-<8 hex of its absolute path>, root defaulting to
-// <venv parent>/.stackup (same filesystem as the venv).
-std::filesystem::path state_dir_for(const std::filesystem::path& venv, const std::filesystem::path& root);
-
 struct PackageRow {
     std::string name;     // normalized
     std::string before;   // "" when not installed

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.hpp"
-#include "installer/command.hpp"
+#include "base/text.hpp"
 
 namespace stackup::txn {
 namespace {
@@ -236,7 +236,7 @@ std::string command_for(const std::string& verb, const std::filesystem::path& ve
         argv.insert(argv.end(), {"--state-dir", root.string()});
     }
     argv.insert(argv.end(), more.begin(), more.end());
-    return installer::render_argv(argv);
+    return base::render_argv(argv);
 }
 
 std::string recovery_hint(const OpenTransaction& open, const std::filesystem::path& state_dir) {

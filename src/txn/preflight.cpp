@@ -60,6 +60,14 @@ std::string check_driver(const manifest::Manifest& m, const base::Environment& e
     return *driver.version;
 }
 
+Host inspect_host(const manifest::Manifest& m, const std::filesystem::path& venv, const base::Environment& env) {
+    Host host;
+    host.facts = venv::probe(venv, {}, env);
+    check_interpreter(m, host.facts, venv);
+    host.seen = {check_toolkit(m, env), check_driver(m, env)};
+    return host;
+}
+
 plan::Plan plan_against_indexes(const manifest::Manifest& m, const venv::Facts& facts, const base::HttpOptions& http) {
     auto pages = index::fetch_pages(plan::pages_needed(m), http);
     // Only for what was found nowhere: a second round, to say where it is.

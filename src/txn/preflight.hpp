@@ -13,6 +13,22 @@
 
 namespace stackup::txn {
 
+// What preflight saw besides the venv.
+struct Seen {
+    std::string toolkit;   // nvcc's release; "" when none asked
+    std::string driver;    // the driver's version; "" when none seen or asked
+};
+
+// The venv and host as one probe and the manifest's checks see them.
+struct Host {
+    venv::Facts facts;
+    Seen seen;
+};
+
+// Everything `plan` and `apply` check before planning, touching nothing: one probe of
+// the venv, then its interpreter, the toolkit and the driver against the manifest.
+Host inspect_host(const manifest::Manifest& m, const std::filesystem::path& venv, const base::Environment& env);
+
 // The venv is a venv, with the manifest's python; nothing touched.
 void check_interpreter(const manifest::Manifest& m, const venv::Facts& facts, const std::filesystem::path& venv);
 // <cuda.home>/bin/nvcc reports cuda.toolkit; returns the release seen ("" when none is asked).

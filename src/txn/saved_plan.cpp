@@ -4,20 +4,22 @@
 #include "base/fs.hpp"
 #include "base/sha256.hpp"
 #include "base/system.hpp"
-#include "index/url.hpp"
+#include "base/url.hpp"
 #include "installer/command.hpp"
+#include "manifest/environment.hpp"
 #include "txn/preflight.hpp"
+#include "txn/state_dir.hpp"
 
 namespace stackup::txn {
 namespace {
 
 // What stackup sets for uv on purpose: the manifest's env and ours, masked.
 std::map<std::string, std::string> env_set(const manifest::Manifest& m, const Options& options) {
-    return installer::masked(installer::child_environment(m, options.venv, {}));
+    return manifest::masked(manifest::child_environment(m, options.venv, {}));
 }
 
 std::vector<std::string> env_dropped(const manifest::Manifest& m, const Options& options) {
-    auto child = installer::child_environment(m, options.venv, options.caller_env);
+    auto child = manifest::child_environment(m, options.venv, options.caller_env);
     std::vector<std::string> out;
     for (const auto& [key, _] : options.caller_env) {
         if (!child.count(key)) {
@@ -40,7 +42,7 @@ plan::SavedPackage saved_package(const plan::PlannedPackage& p, const pep::Requi
     out.version = p.choice->wheel.version.str();
     out.index = p.index;
     out.filename = p.choice->file.filename;
-    out.url = index::strip_credentials(p.choice->file.url);
+    out.url = base::without_credentials(p.choice->file.url);
     out.sha256 = p.choice->file.sha256();
     out.pin = p.pin(req);
     return out;
@@ -50,10 +52,6 @@ plan::SavedPackage saved_package(const plan::PlannedPackage& p, const pep::Requi
 
 std::string manifest_digest(const std::filesystem::path& manifest) {
     return base::sha256_hex(base::read_file(manifest));
-}
-
-std::filesystem::path requirements_file(const std::filesystem::path& state_dir, std::size_t index) {
-    return state_dir / "requirements" / ("step-" + std::to_string(index + 1) + ".txt");
 }
 
 plan::SavedPlan make_saved_plan(const manifest::Manifest& m, const Options& options, const venv::Facts& facts,
@@ -78,7 +76,7 @@ plan::SavedPlan make_saved_plan(const manifest::Manifest& m, const Options& opti
         }
         auto path = requirements_file(options.state_dir, i);
         for (const auto& arg : installer::install_argv(m, step, path, options.uv, options.venv, installer::Mode::install)) {
-            s.argv.push_back(installer::redact(arg));
+            s.argv.push_back(base::redact(arg));
         }
         if (step.packages.empty()) {
             s.argv.clear();  // a step that only removes runs no install

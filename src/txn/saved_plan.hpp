@@ -8,21 +8,15 @@
 #include "manifest/manifest.hpp"
 #include "plan/plan_file.hpp"
 #include "txn/apply.hpp"
+#include "txn/preflight.hpp"
+#include "txn/state_dir.hpp"
 #include "venv/probe.hpp"
 
 namespace stackup::txn {
 
-// What preflight saw besides the venv.
-struct Seen {
-    std::string toolkit;   // nvcc's release; "" when none asked
-    std::string driver;    // the driver's version; "" when none seen or asked
-};
 
 // sha256 of the manifest file's bytes.
 std::string manifest_digest(const std::filesystem::path& manifest);
-
-// Where apply writes step `index`'s requirements file (the plan shows this path).
-std::filesystem::path requirements_file(const std::filesystem::path& state_dir, std::size_t index);
 
 plan::SavedPlan make_saved_plan(const manifest::Manifest& m, const Options& options, const venv::Facts& facts,
                                 const Seen& seen, const plan::Plan& plan);

@@ -1,17 +1,13 @@
 #pragma once
-// `stackup snapshots ...` and `stackup status`: the snapshot store and the
-// state of a venv's transactions, as data for the CLI to print.
+// `stackup snapshots ...`: a venv's snapshots, as data for the CLI to print.
 
-#include <cstdint>
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "manifest/manifest.hpp"
 #include "snapshot/store.hpp"
 #include "txn/apply.hpp"
-#include "txn/journal.hpp"
 
 namespace stackup::txn {
 
@@ -33,33 +29,5 @@ void delete_snapshot(const Options& options, const std::string& id);
 // Takes the lock; keeps the newest `keep` and the snapshot an interrupted run
 // needs; returns the removed ids.
 [[nodiscard]] std::vector<std::string> prune_snapshots(const Options& options, int keep);
-
-// never_taken: no lock file. free: released normally. stale: free, but the
-// holder line of a run that ended without releasing it is left. held: by a
-// running holder. orphaned: held, but its holder is dead: a child of it (an
-// installer that outlived its stackup) still holds the lock.
-enum class LockStatus { never_taken, free, stale, held, orphaned };
-
-struct LockState {
-    std::filesystem::path path;
-    LockStatus state = LockStatus::never_taken;
-    std::string holder;               // the holder line, "" when none
-    std::string holder_description;   // describe_holder(): pid, host, command, since, and whether it runs
-    std::vector<long> holding_pids;   // orphaned: the processes with the lock file open
-    bool held() const { return state == LockStatus::held || state == LockStatus::orphaned; }
-};
-
-struct StatusReport {
-    LockState lock;
-    std::optional<OpenTransaction> open;   // a journal that did not end
-    std::optional<LastApply> last;
-    std::vector<snapshot::SnapshotInfo> snapshots;   // newest first
-    snapshot::StoreUsage usage;            // disk use of the whole store
-    // An open journal whose run is gone (its lock free, or held only by an orphan).
-    bool interrupted() const { return open && lock.state != LockStatus::held; }
-};
-
-// Reads only; probes the lock without taking it or writing to it.
-[[nodiscard]] StatusReport status(const Options& options);
 
 }  // namespace stackup::txn

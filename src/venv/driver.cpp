@@ -4,6 +4,8 @@
 #include <regex>
 #include <sstream>
 
+#include "base/text.hpp"
+
 namespace stackup::venv {
 namespace {
 
@@ -12,16 +14,10 @@ bool looks_like_version(const std::string& s) {
     return std::regex_match(s, re);
 }
 
-std::string trimmed(std::string s) {
-    auto first = s.find_first_not_of(" \t\r\n");
-    auto last = s.find_last_not_of(" \t\r\n");
-    return first == std::string::npos ? "" : s.substr(first, last - first + 1);
-}
-
 }  // namespace
 
 std::optional<std::string> parse_nvidia_smi(std::string_view output) {
-    std::string line = trimmed(std::string(output.substr(0, output.find('\n'))));
+    std::string line(base::trim(output.substr(0, output.find('\n'))));
     if (looks_like_version(line)) {
         return line;
     }

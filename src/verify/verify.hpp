@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "manifest/manifest.hpp"
-#include "verify/cuda.hpp"
 #include "venv/probe.hpp"
+#include "verify/cuda.hpp"
 
 namespace stackup::verify {
 

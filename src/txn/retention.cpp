@@ -1,0 +1,49 @@
+#include "txn/retention.hpp"
+
+#include "base/log.hpp"
+#include "txn/journal.hpp"
+
+namespace stackup::txn {
+
+std::vector<std::string> prune(snapshot::Store& store, const std::filesystem::path& state_dir,
+                               const std::filesystem::path& venv, int keep, const std::string& keep_id) {
+    std::string needed;
+    try {
+        if (auto open = open_transaction(state_dir)) {
+            needed = open->snapshot_id;
+        }
+    } catch (const std::exception& e) {
+        base::log::warn(std::string("not pruning: ") + e.what());
+        return {};
+    }
+    std::vector<std::string> doomed;
+    int kept = 0;
+    for (const auto& info : store.list()) {  // newest first
+        if (info.venv != venv || info.id == needed) {
+            continue;
+        }
+        if (info.id == keep_id || kept < keep) {
+            ++kept;
+            continue;
+        }
+        doomed.push_back(info.id);
+    }
+    auto removal = store.remove(doomed);
+    for (const auto& [id, why] : removal.failed) {
+        base::log::warn("cannot prune snapshot " + id + ": " + why);
+    }
+    if (!removal.garbage_error.empty()) {
+        base::log::warn("cannot remove the objects no snapshot needs any more: " + removal.garbage_error);
+    }
+    return std::move(removal.removed);
+}
+
+std::vector<std::pair<std::string, std::string>> distribution_pairs(const venv::Facts& facts) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& d : facts.distributions) {
+        out.emplace_back(d.name, d.version);
+    }
+    return out;
+}
+
+}  // namespace stackup::txn

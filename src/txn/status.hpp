@@ -1,0 +1,44 @@
+#pragma once
+// `stackup status`: the lock, an interrupted or running transaction, the last
+// one that ended, and the snapshots, as data for the CLI to print.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "snapshot/store.hpp"
+#include "txn/apply.hpp"
+#include "txn/journal.hpp"
+
+namespace stackup::txn {
+
+// never_taken: no lock file. free: released normally. stale: free, but the
+// holder line of a run that ended without releasing it is left. held: by a
+// running holder. orphaned: held, but its holder is dead: a child of it (an
+// installer that outlived its stackup) still holds the lock.
+enum class LockStatus { never_taken, free, stale, held, orphaned };
+
+struct LockState {
+    std::filesystem::path path;
+    LockStatus state = LockStatus::never_taken;
+    std::string holder;               // the holder line, "" when none
+    std::string holder_description;   // describe_holder(): pid, host, command, since, and whether it runs
+    std::vector<long> holding_pids;   // orphaned: the processes with the lock file open
+    bool held() const { return state == LockStatus::held || state == LockStatus::orphaned; }
+};
+
+struct StatusReport {
+    LockState lock;
+    std::optional<OpenTransaction> open;   // a journal that did not end
+    std::optional<LastApply> last;
+    std::vector<snapshot::SnapshotInfo> snapshots;   // newest first
+    snapshot::StoreUsage usage;            // disk use of the whole store
+    // An open journal whose run is gone (its lock free, or held only by an orphan).
+    bool interrupted() const { return open && lock.state != LockStatus::held; }
+};
+
+// Reads only; probes the lock without taking it or writing to it.
+[[nodiscard]] StatusReport status(const Options& options);
+
+}  // namespace stackup::txn
