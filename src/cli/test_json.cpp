@@ -1,0 +1,98 @@
+#include <doctest/doctest.h>
+
+#include "cli/json.hpp"
+
+using namespace stackup;
+
+namespace {
+
+// Every document has these, `ok` exactly when the exit code is 0 (README: JSON).
+void check_envelope(const cli::Json& j, const std::string& command, int exit_code) {
+    CHECK(j["schema"] == cli::kJsonSchema);
+    CHECK(j["command"] == command);
+    CHECK(j["ok"] == (exit_code == 0));
+    CHECK(j["exit_code"] == exit_code);
+    CHECK(j.contains("venv"));
+    REQUIRE(j["errors"].is_array());
+    CHECK(j["errors"].empty() == (exit_code == 0));
+}
+
+}  // namespace
+
+TEST_SUITE("cli") {
+    TEST_CASE("the apply document of a failed, rolled-back step: status, checks, removals, errors") {
+        txn::ApplyReport report;
+        report.outcome = txn::Outcome::verification_failed;
+        report.failure = "verification failed: step 'torch': nvidia-cuda-runtime-cu12: removed: expected absent";
+        report.snapshot_id = "20261203T000000Z-abcd";
+        report.snapshot_path = "/s/snapshots/20261203T000000Z-abcd";
+        report.rolled_back = true;
+        txn::StepReport step;
+        step.name = "torch";
+        step.status = txn::StepStatus::verification_failed;
+        step.remove_argv = {"uv", "pip", "uninstall", "nvidia-cuda-runtime-cu12"};
+        step.argv = {"uv", "pip", "install"};
+        step.packages = {{"nvidia-cuda-runtime-cu12", "12.8.90", ""}, {"torch", "2.10.0+cu128", "2.11.0+cu130"}};
+        step.checks = {{"torch", "nvidia-cuda-runtime-cu12", "removed", "absent (remove: nvidia-*-cu12)", "12.8.90",
+                        false},
+                       {"torch", "", "requires", "every installed requirement still met", "none broken", true}};
+        step.mismatches = verify::failures(step.checks);
+        report.mismatches = step.mismatches;
+        report.steps = {step};
+        cli::Document doc;
+        doc.set_command("apply");
+        cli::add_apply(doc, report, false);
+        auto j = doc.finish(1);
+        check_envelope(j, "apply", 1);
+        CHECK(j["errors"][0]["code"] == "verification_failed");
+        CHECK(j["errors"][0]["step"] == "torch");
+        CHECK(j["errors"][1]["field"] == "removed");
+        CHECK(j["rolled_back"] == true);
+        CHECK(j["changed"] == false);
+        CHECK(j["would_change"].is_null());
+        CHECK(j["snapshot"]["id"] == report.snapshot_id);
+        const auto& s = j["steps"][0];
+        CHECK(s["status"] == "verification failed");
+        CHECK(s["remove_argv"][2] == "uninstall");
+        CHECK(s["packages"][0]["change"] == "removed");
+        CHECK(s["packages"][0]["after"].is_null());
+        CHECK(s["packages"][1]["change"] == "upgrade");
+        CHECK(s["checks"].size() == 2);
+        CHECK(s["checks"][1]["ok"] == true);
+    }
+
+    TEST_CASE("the verify document: every judgement, python checks, unmet requirements as data") {
+        txn::VerifyReport report;
+        report.judgements = {{"", "", "cuda-builds", "no target CUDA given", "not judged; seen: CUDA 12: x 1", true}};
+        report.broken = {{"lonely", "1.0", "absent-dependency>=1", "not installed"}};
+        cli::Document doc;
+        doc.set_command("verify");
+        cli::add_verify(doc, report);
+        auto j = doc.finish(0);
+        check_envelope(j, "verify", 0);
+        CHECK(j["checks"][0]["field"] == "cuda-builds");
+        CHECK(j["checks"][0]["ok"] == true);
+        CHECK(j["python_checks"].empty());
+        CHECK(j["unmet_requirements"][0]["requirement"] == "absent-dependency>=1");
+    }
+
+    TEST_CASE("the status document after a rollback: the last transaction and the snapshot restored to") {
+        txn::StatusReport report;
+        report.last = txn::LastApply{"2026-12-03T18:00:00Z", "/m.yaml", "rolled back",
+                                     "stackup rollback: restored snapshot S", "S", "rollback"};
+        cli::Document doc;
+        doc.set_command("status");
+        cli::add_status(doc, report, "/state");
+        auto j = doc.finish(0);
+        check_envelope(j, "status", 0);
+        CHECK(j["lock"]["state"] == "never_taken");
+        CHECK(j["interrupted"].is_null());
+        CHECK(j["last_apply"]["command"] == "rollback");
+        CHECK(j["restored_to"] == "S");
+        report.last->result = "committed";
+        report.last->command = "apply";
+        cli::Document committed;
+        cli::add_status(committed, report, "/state");
+        CHECK(committed.finish(0)["restored_to"].is_null());
+    }
+}
