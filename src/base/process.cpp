@@ -188,7 +188,9 @@ ProcessResult run_process(const ProcessSpec& spec, const LineSink& on_line) {
     }
     bp::environment env;
     for (const auto& [key, value] : spec.env) {
-        env[key] = value;
+        // Not env[key]: Boost 1.74's find() memcmps key= against shorter entries, reading
+        // past their end (AddressSanitizer: heap-buffer-overflow); set() checks sizes first.
+        env.set(key, value);
     }
     std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
     auto cwd = spec.cwd.value_or(std::filesystem::current_path());
