@@ -218,7 +218,8 @@ Plan make_plan(const manifest::Manifest& m, const venv::Facts& facts, const std:
             }
         }
         for (const auto& req : step.packages) {
-            auto p = marker_skips(req, facts) ? skipped_package(req, facts) : plan_package(c, step, req);
+            auto skip = marker_skip(req, facts);
+            auto p = skip ? std::move(*skip) : plan_package(c, step, req);
             if (!p.skipped.empty() && expectation_of(step, p.name) != nullptr) {
                 plan.warnings.push_back("step '" + step.name + "': " + p.name + " is skipped (" + p.skipped +
                                         ") although the step expects it");
@@ -259,27 +260,24 @@ std::string untargeted_mix(const manifest::Manifest& m, const venv::Facts& facts
            verify::describe_seen(scan) + "; nothing will judge them";
 }
 
-bool marker_skips(const pep::Requirement& req, const venv::Facts& facts) {
+std::optional<PlannedPackage> marker_skip(const pep::Requirement& req, const venv::Facts& facts) {
     if (req.marker.empty()) {
-        return false;
+        return std::nullopt;
     }
     auto env = facts.markers;
     env["extra"] = "";
-    auto holds = pep::evaluate_marker(req.marker, env);
-    return !holds || !*holds;  // an unreadable marker is said by skipped_package
-}
-
-PlannedPackage skipped_package(const pep::Requirement& req, const venv::Facts& facts) {
+    std::string error;
+    auto holds = pep::evaluate_marker(req.marker, env, &error);
+    if (holds && *holds) {
+        return std::nullopt;
+    }
     PlannedPackage out;
     out.name = req.normalized_name();
     out.requirement = req.str();
     if (const auto* d = facts.find(out.name)) {
         out.installed = d->version;
     }
-    auto env = facts.markers;
-    env["extra"] = "";
-    std::string error;
-    if (!pep::evaluate_marker(req.marker, env, &error)) {
+    if (!holds) {
         out.problem = "the marker of " + out.requirement + " cannot be judged for this venv: " + error;
     } else {
         out.skipped = "marker is false for this venv: " + req.marker;
@@ -354,12 +352,13 @@ std::string end_state_problem(const manifest::Manifest& m, const venv::Facts& fa
     if (!target || plan.steps.empty()) {
         return "";
     }
-    auto scan = verify::scan_cuda(predicted_end_state(facts, plan), target, m.allow_mixed);
+    auto end = predicted_end_state(facts, plan);
+    auto scan = verify::scan_cuda(end, target, m.allow_mixed);
     if (scan.mixed.empty()) {
         return "";
     }
     std::map<std::string, std::string> versions;
-    for (const auto& d : predicted_end_state(facts, plan)) {
+    for (const auto& d : end) {
         versions[d.normalized] = d.version;
     }
     std::map<std::size_t, std::vector<std::string>> by_step;

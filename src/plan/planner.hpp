@@ -66,8 +66,8 @@ Plan make_plan(const manifest::Manifest& m, const venv::Facts& facts,
 
 // A requirement whose PEP 508 marker is false for the venv (markers from the probe, extra "")
 // is not installed: it is planned as skipped. An unreadable marker is a problem, never a skip.
-bool marker_skips(const pep::Requirement& req, const venv::Facts& facts);
-PlannedPackage skipped_package(const pep::Requirement& req, const venv::Facts& facts);
+// nullopt when the marker holds (or there is none): plan the package.
+std::optional<PlannedPackage> marker_skip(const pep::Requirement& req, const venv::Facts& facts);
 
 // Each `remove:` of `step` against the installed dists.
 std::vector<PlannedRemoval> resolve_removals(const manifest::Step& step, const std::vector<venv::Distribution>& dists);

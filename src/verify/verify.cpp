@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/text.hpp"
 #include "pep/name.hpp"
 #include "pep/version.hpp"
 
@@ -264,10 +265,7 @@ std::string describe_seen(const CudaScan& scan) {
     }
     std::string out;
     for (const auto& [major, names] : scan.seen) {
-        out += (out.empty() ? "" : "; ") + ("CUDA " + std::to_string(major) + ": ");
-        for (std::size_t i = 0; i < names.size(); ++i) {
-            out += (i ? ", " : "") + names[i];
-        }
+        out += (out.empty() ? "" : "; ") + ("CUDA " + std::to_string(major) + ": ") + base::join(names);
     }
     return out;
 }
@@ -286,10 +284,7 @@ std::vector<Judgement> cuda_judgements(const CudaScan& scan, const std::optional
     if (scan.mixed.empty()) {
         std::string found = "no other CUDA build";
         if (!scan.allowed.empty()) {
-            found += "; allow_mixed let pass: ";
-            for (std::size_t i = 0; i < scan.allowed.size(); ++i) {
-                found += (i ? ", " : "") + scan.allowed[i];
-            }
+            found += "; allow_mixed let pass: " + base::join(scan.allowed);
         }
         out.push_back({"", "", "mixed-cuda", "only " + target->label + " builds", found, true});
     }
