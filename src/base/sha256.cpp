@@ -56,6 +56,24 @@ std::string sha256_hex(std::string_view bytes) {
     return h.hex_digest();
 }
 
+std::string sha256_record(std::string_view bytes) {
+    std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
+    unsigned int len = 0;
+    if (EVP_Digest(bytes.data(), bytes.size(), md.data(), &len, EVP_sha256(), nullptr) != 1) {
+        throw std::runtime_error("cannot compute SHA-256");
+    }
+    std::array<unsigned char, 4 * ((EVP_MAX_MD_SIZE + 2) / 3) + 1> b64{};
+    const int n = EVP_EncodeBlock(b64.data(), md.data(), static_cast<int>(len));
+    std::string out(reinterpret_cast<const char*>(b64.data()), static_cast<std::size_t>(n));
+    while (!out.empty() && out.back() == '=') {
+        out.pop_back();
+    }
+    for (char& c : out) {
+        c = c == '+' ? '-' : c == '/' ? '_' : c;
+    }
+    return out;
+}
+
 std::string sha256_file(const std::filesystem::path& path) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {

@@ -27,6 +27,8 @@ private:
 };
 
 std::string sha256_hex(std::string_view bytes);
+// The digest as a wheel's RECORD writes it: URL-safe base64 without padding (PEP 376, PEP 427).
+std::string sha256_record(std::string_view bytes);
 // Throws std::system_error when the file cannot be read.
 std::string sha256_file(const std::filesystem::path& path);
 

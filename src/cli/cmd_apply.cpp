@@ -73,6 +73,12 @@ public:
     void rolling_back(const std::string& id, const std::string&) override {
         say(paint_("  rolling back to snapshot " + id + " ...", Color::yellow));
     }
+    void cloned(const std::filesystem::path& clone, const std::string&) override {
+        say("  next generation cloned at " + clone.string() + "; every step runs there, the live venv is only read");
+    }
+    void switching(const std::filesystem::path& venv) override {
+        say("  switching " + venv.string() + " to the verified generation (one rename) ...");
+    }
 
 private:
     void say(const std::string& line) {
@@ -121,12 +127,31 @@ int print_outcome(const txn::ApplyReport& r, const txn::Options& o, const Common
         print_changes(out, r, paint);
         out << "verified: " << checks << " check(s) after the steps, " << r.checks.size()
             << " manifest check(s); every expectation holds after every step.\n";
-        out << "snapshot of the venv before: " << r.snapshot_id << " (" << r.snapshot_path.string() << ")\n";
+        for (const auto& line : r.recovered) {
+            out << "note: " << line << "\n";
+        }
+        if (r.staged) {
+            out << paint("staged", Color::green) << ": generation " << r.generation << " (" << r.generation_id
+                << ") is built and verified beside " << o.venv.string() << ", which was not changed.\n"
+                << "to switch it in: " << txn::command_for("switch", o.venv, o.state_dir) << "\n";
+            return 0;
+        }
+        if (r.mode == txn::Mode::blue_green) {
+            out << "switched: " << o.venv.string() << " is generation " << r.generation << " (" << r.generation_id
+                << "), built and verified beside it and exchanged in one rename";
+            if (!r.relocated.empty()) {
+                out << "; " << r.relocated.size() << " file(s) that named the build path now name the venv";
+            }
+            out << ".\n";
+        } else {
+            out << "in place (" << r.mode_reason << "): the steps ran in the venv itself.\n";
+        }
+        out << "previous generation: " << r.snapshot_id << " (" << r.snapshot_path.string() << ")\n";
         if (!r.snapshot_damage.empty()) {
             out << paint("warning", Color::yellow) << ": that snapshot was changed in place during the run ("
                 << r.snapshot_damage.front() << "): it cannot restore; take a fresh one\n";
         }
-        out << "to undo: " << txn::command_for("rollback", o.venv, o.state_dir, {"--to", r.snapshot_id}) << "\n";
+        out << "to undo: " << txn::command_for("rollback", o.venv, o.state_dir) << "\n";
         return 0;
     }
     std::cerr << "stackup: " << paint("FAILED", Color::red) << ": " << r.failure << "\n";
@@ -136,6 +161,9 @@ int print_outcome(const txn::ApplyReport& r, const txn::Options& o, const Common
     if (r.outcome == txn::Outcome::rollback_failed) {
         std::cerr << "stackup: " << paint("CRITICAL", Color::red) << ": the rollback failed: " << r.rollback_error
                   << "\n  the snapshot taken before the run is " << r.snapshot_path.string() << "\n";
+    } else if (r.mode == txn::Mode::blue_green) {
+        std::cerr << paint("nothing was changed in " + o.venv.string(), Color::green)
+                  << ": every step ran in the next generation beside it, which is discarded.\n";
     } else {
         std::cerr << paint("rolled back", Color::green) << " to snapshot " << r.snapshot_id
                   << ": the venv is exactly as it was before the run (tree re-checked).\n";
@@ -160,11 +188,14 @@ std::function<int()> setup_apply(CLI::App& sub, const CommonOptions& common) {
     auto manifest_path = std::make_shared<std::string>();
     auto dry = std::make_shared<bool>(false);
     sub.add_option("manifest", *manifest_path, "the manifest (YAML), or a plan saved by `plan --out`")->required()->type_name("MANIFEST|PLAN");
+    auto stage = std::make_shared<bool>(false);
     sub.add_flag("--dry-run", *dry, "preflight, the exact uv commands and uv's own dry run; touches nothing");
-    return [manifest_path, dry, &common] {
+    sub.add_flag("--stage", *stage, "build and verify the next generation beside the venv; `stackup switch` puts it in later");
+    return [manifest_path, dry, stage, &common] {
         auto [m, saved] = load_manifest_or_plan(*manifest_path, common);
         auto options = txn_options(common, &m);
         options.saved_plan = std::move(saved);
+        options.stage = *stage;
         if (common.verbosity != Verbosity::quiet) {
             std::cout << "stackup: apply " << (*dry ? "--dry-run " : "")
                       << (options.saved_plan ? "the plan " + *manifest_path + " (" + m.source.string() + ")"

@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "txn/journal.hpp"
 #include "txn/rollback.hpp"
 
 namespace stackup::cli {
@@ -13,7 +14,7 @@ std::function<int()> setup_rollback(CLI::App& sub, const CommonOptions& common) 
     auto manifest_path = std::make_shared<std::string>();
     auto id = std::make_shared<std::string>();
     sub.add_option("manifest", *manifest_path, "a manifest naming the venv (or pass --venv)")->type_name("MANIFEST");
-    sub.add_option("--to", *id, "the snapshot id, from `stackup snapshots list` (default: the interrupted run's, else the latest of this venv)")->type_name("ID");
+    sub.add_option("--to", *id, "a generation number or snapshot id, from `stackup history` (default: the interrupted run's, else the generation the live one was built from)")->type_name("ID");
     return [manifest_path, id, &common] {
         std::optional<manifest::Manifest> m;
         if (!manifest_path->empty()) {
@@ -34,11 +35,19 @@ std::function<int()> setup_rollback(CLI::App& sub, const CommonOptions& common) 
             std::cout << "note: " << warning << "\n";
         }
         if (report.snapshot_id.empty()) {
-            std::cout << "nothing to restore: that run died before its snapshot, so the venv was not touched.\n";
+            std::cout << (report.nothing_changed
+                              ? "nothing to restore: that run died before its switch, so the venv was never changed.\n"
+                              : "nothing to restore: that run died before its snapshot, so the venv was not touched.\n");
             return 0;
         }
-        std::cout << "rolled back " << options.venv.string() << " to snapshot " << report.snapshot_id
-                  << " (taken " << report.created << "); the tree was re-checked against it.\n";
+        std::cout << "rolled back " << options.venv.string() << " to generation " << report.generation << " ("
+                  << report.snapshot_id << ", taken " << report.created << "); the tree was re-checked against it.\n";
+        if (!report.replaced_id.empty()) {
+            std::cout << "the replaced tree is kept as generation " << report.replaced_generation << "; to undo: "
+                      << txn::command_for("rollback", options.venv, options.state_dir,
+                                          {"--to", std::to_string(report.replaced_generation)})
+                      << "\n";
+        }
         return 0;
     };
 }

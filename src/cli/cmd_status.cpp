@@ -46,6 +46,9 @@ void print_open(std::ostream& out, const txn::StatusReport& r, const std::filesy
         << "  started:   " << open.started << "\n"
         << "  stopped:   " << open.where() << (open.why.empty() ? "" : " (" + open.why + ")") << "\n"
         << "  snapshot:  " << (open.touched() ? open.snapshot_id : "none taken: the venv was not touched") << "\n";
+    if (!r.venv_state.empty()) {
+        out << "  venv:      " << r.venv_state << "\n";
+    }
     if (r.interrupted()) {
         out << "  to recover: " << txn::recovery_hint(open, state_dir) << " (journal: " << txn::journal_path(state_dir).string()
             << ")\n";
@@ -106,6 +109,14 @@ std::function<int()> setup_status(CLI::App& sub, const CommonOptions& common) {
         print_lock(out, report.lock);
         print_open(out, report, options.state_dir);
         print_last(out, report);
+        out << "generation:  "
+            << (report.live ? std::to_string(report.live->generation) + " (" + report.live->id + ") is live"
+                            : std::string("the venv is no recorded generation (changed since, or none taken)"))
+            << "\n";
+        if (report.staged) {
+            out << "staged:      generation " << report.staged->generation_id << " (" << report.staged->manifest
+                << ", " << report.staged->created << "): `stackup switch` puts it in\n";
+        }
         print_snapshots(out, report);
         return report.interrupted() ? static_cast<int>(ExitCode::interrupted) : 0;
     };

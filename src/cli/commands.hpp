@@ -29,13 +29,17 @@ std::function<int()> setup_rollback(CLI::App& sub, const CommonOptions& common);
 std::function<int()> setup_init(CLI::App& sub, const CommonOptions& common);
 std::function<int()> setup_snapshots(CLI::App& sub, const CommonOptions& common);
 std::function<int()> setup_status(CLI::App& sub, const CommonOptions& common);
+std::function<int()> setup_history(CLI::App& sub, const CommonOptions& common);
+std::function<int()> setup_switch(CLI::App& sub, const CommonOptions& common);
 
 inline const std::vector<Command>& commands() {
     static const std::vector<Command> table{
         {"plan", "preflight: every requested wheel on its index, the exact file each step installs", setup_plan},
-        {"apply", "snapshot, install each step, verify after each, roll back on any failure", setup_apply},
+        {"apply", "build the next generation beside the venv, verify each step there, switch it in with one rename", setup_apply},
+        {"switch", "switch in the generation `apply --stage` built (refused when the venv moved on)", setup_switch},
         {"verify", "check the venv against the manifest's expectations (touches nothing)", setup_verify},
-        {"rollback", "restore the interrupted run's, the latest or the named snapshot, exactly", setup_rollback},
+        {"rollback", "switch back to the previous (or --to the named) generation, exactly; can be undone", setup_rollback},
+        {"history", "the generations: number, time, manifest, what changed, outcome, which is live", setup_history},
         {"init", "write a manifest of the venv as it is (a baseline), or --target-cuda: draft an upgrade", setup_init},
         {"snapshots", "the snapshot store: create, list, show, delete, prune", setup_snapshots},
         {"status", "lock holder, interrupted transaction (then exit 7), last apply, snapshots", setup_status},

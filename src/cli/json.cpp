@@ -172,7 +172,9 @@ Json open_json(const txn::OpenTransaction& open) {
             {"pid", open.pid},             {"host", open.host},
             {"started", open.started},     {"snapshot", or_null(open.snapshot_id)},
             {"step", open.step},           {"step_name", or_null(open.step_name)},
-            {"where", open.where()},       {"touched", open.touched()}};
+            {"where", open.where()},       {"touched", open.touched()},
+            {"mode", open.blue_green ? "blue-green" : "in-place"},
+            {"switching", open.switching}, {"generation", or_null(open.generation)}};
 }
 
 std::string lock_state_name(txn::LockStatus state) {
@@ -300,6 +302,19 @@ void add_apply(Document& doc, const txn::ApplyReport& report, bool dry_run) {
     body["pruned"] = report.pruned;
     body["snapshot_damage"] = report.snapshot_damage;
     body["rollback_warnings"] = report.rollback_warnings;
+    if (!dry_run) {
+        body["mode"] = std::string(txn::to_string(report.mode));
+        body["mode_reason"] = or_null(report.mode_reason);
+        body["clone"] = report.clone.empty() ? Json(nullptr) : Json(report.clone.string());
+        body["generation"] = report.generation_id.empty()
+                                 ? Json(nullptr)
+                                 : Json{{"id", report.generation_id}, {"number", report.generation}};
+        body["switched"] = report.switched;
+        body["staged"] = report.staged;
+        body["venv_changed"] = report.switched || (report.mode == txn::Mode::in_place && report.outcome == txn::Outcome::applied);
+        body["relocated"] = report.relocated;
+        body["recovered"] = report.recovered;
+    }
     add_apply_errors(doc, report);
 }
 
@@ -332,6 +347,11 @@ void add_rollback(Document& doc, const txn::RollbackReport& report) {
                                                          {"created", report.created}};
     body["closed"] = report.closed ? open_json(*report.closed) : Json(nullptr);
     body["warnings"] = report.warnings;
+    body["generation"] = report.generation == 0 ? Json(nullptr) : Json(report.generation);
+    body["replaced"] = report.replaced_id.empty()
+                           ? Json(nullptr)
+                           : Json{{"id", report.replaced_id}, {"number", report.replaced_generation}};
+    body["nothing_changed"] = report.nothing_changed;
 }
 
 void add_status(Document& doc, const txn::StatusReport& r, const std::filesystem::path& state_dir) {
@@ -372,9 +392,22 @@ void add_status(Document& doc, const txn::StatusReport& r, const std::filesystem
     }
     body["snapshots"] = snapshots;
     body["store_disk_bytes"] = r.usage.disk_bytes;
+    body["venv_state"] = or_null(r.venv_state);
+    body["live_generation"] = r.live ? Json{{"id", r.live->id}, {"number", r.live->generation}} : Json(nullptr);
+    body["staged"] = r.staged ? Json{{"id", r.staged->generation_id}, {"base", r.staged->base_id},
+                                     {"manifest", r.staged->manifest}, {"created", r.staged->created}}
+                              : Json(nullptr);
     if (r.interrupted()) {
         doc.add_error(error_json(ExitCode::interrupted, txn::describe_interrupted(*r.open, state_dir)));
     }
+}
+
+Json changes_json(const std::vector<snapshot::PackageChange>& changes) {
+    Json out = Json::array();
+    for (const auto& c : changes) {
+        out.push_back({{"name", c.name}, {"before", or_null(c.before)}, {"after", or_null(c.after)}});
+    }
+    return out;
 }
 
 Json snapshot_json(const snapshot::SnapshotInfo& info) {
@@ -393,7 +426,11 @@ Json snapshot_json(const snapshot::SnapshotInfo& info) {
             {"file_bytes", info.file_bytes},
             {"tree_digest", info.tree_digest},
             {"path", info.dir.string()},
-            {"distributions", dists}};
+            {"distributions", dists},
+            {"generation", info.generation},
+            {"parent", or_null(info.parent)},
+            {"outcome", or_null(info.outcome)},
+            {"changes", changes_json(info.changes)}};
 }
 
 }  // namespace stackup::cli

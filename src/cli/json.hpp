@@ -71,5 +71,6 @@ void add_rollback(Document& doc, const txn::RollbackReport& report);
 void add_status(Document& doc, const txn::StatusReport& report, const std::filesystem::path& state_dir);
 
 Json snapshot_json(const snapshot::SnapshotInfo& info);
+Json changes_json(const std::vector<snapshot::PackageChange>& changes);
 
 }  // namespace stackup::cli

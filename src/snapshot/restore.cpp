@@ -219,6 +219,9 @@ void recycle(const SnapshotInfo& info, const std::filesystem::path& old_tree) {
     if (old_tree == ready) {
         return;
     }
+    if (std::filesystem::exists(std::filesystem::symlink_status(ready))) {
+        remove_tree(ready);  // a stale one: the replaced tree is this generation itself
+    }
     try {
         std::filesystem::rename(old_tree, ready);
         return;
@@ -228,13 +231,16 @@ void recycle(const SnapshotInfo& info, const std::filesystem::path& old_tree) {
 }
 
 // Never throws: it runs on its own thread, and what fails here is a warning.
-void clean_up(const SnapshotInfo& info, const detail::Swap& swap,
+// `keeper`: the generation the replaced tree is, which keeps it as its ready tree.
+void clean_up(const SnapshotInfo& info, const std::optional<SnapshotInfo>& keeper, const detail::Swap& swap,
               std::vector<std::string>& warnings) noexcept {
     if (!swap.old_tree) {
         return;
     }
     try {
-        if (info.strategy == Strategy::hardlink) {
+        if (keeper) {
+            recycle(*keeper, *swap.old_tree);
+        } else if (info.strategy == Strategy::hardlink) {
             recycle(info, *swap.old_tree);
         } else {
             remove_tree(*swap.old_tree);
@@ -243,6 +249,24 @@ void clean_up(const SnapshotInfo& info, const detail::Swap& swap,
         warnings.push_back(std::string("could not remove the replaced tree: ") + e.what());
     } catch (...) {
         warnings.push_back("could not remove the replaced tree " + swap.old_tree->string());
+    }
+}
+
+// The venv is this generation again, under the root directory the restore swapped in:
+// recorded, so that Store::live() knows it.
+void remember_root(const Store& store, SnapshotInfo info, const std::filesystem::path& venv,
+                   RestoreResult& result) noexcept {
+    struct stat st {};
+    if (::lstat(venv.c_str(), &st) != 0 || (info.root_inode == static_cast<std::uint64_t>(st.st_ino) &&
+                                             info.root_device == static_cast<std::uint64_t>(st.st_dev))) {
+        return;
+    }
+    info.root_device = static_cast<std::uint64_t>(st.st_dev);
+    info.root_inode = static_cast<std::uint64_t>(st.st_ino);
+    try {
+        store.update(info);
+    } catch (const std::exception& e) {
+        result.warnings.push_back(std::string("cannot record which tree is live: ") + e.what());
     }
 }
 
@@ -256,11 +280,16 @@ std::filesystem::path resolve_target(const std::filesystem::path& venv) {
 
 }  // namespace
 
-RestoreResult Store::restore(const std::string& id, const std::filesystem::path& venv_path) const {
+RestoreResult Store::restore(const std::string& id, const std::filesystem::path& venv_path,
+                             const std::string& keep_replaced_as) const {
     PhaseClock clock;
     const auto info = find(id);
     if (!info) {
         fail("no snapshot " + id + " in " + snapshots_dir_.string() + "; nothing was changed");
+    }
+    std::optional<SnapshotInfo> keeper;
+    if (!keep_replaced_as.empty() && keep_replaced_as != id) {
+        keeper = find(keep_replaced_as);
     }
     const TreeIndex expected = index(*info);
     try {
@@ -290,8 +319,9 @@ RestoreResult Store::restore(const std::string& id, const std::filesystem::path&
     {
         // The old tree is no part of the venv now: it is disposed of while the venv is checked.
         std::vector<std::string> cleanup_warnings;
-        std::jthread cleaner([&] { clean_up(*info, swap, cleanup_warnings); });
+        std::jthread cleaner([&] { clean_up(*info, keeper, swap, cleanup_warnings); });
         check_restored(*info, expected, venv, result);
+        remember_root(*this, *info, venv, result);
         clock.lap("check");
         cleaner.join();
         clock.lap("clean up");

@@ -186,12 +186,29 @@ SnapshotInfo Store::create(const std::filesystem::path& venv, const CreateReques
     std::filesystem::create_directories(snapshots_dir_);
     // Before the claim: an explicit reflink that cannot work leaves nothing behind.
     const Resolved how = resolve_strategy(request.strategy, source, snapshots_dir_);
+    std::uint64_t next_generation = 1;
+    for (const auto& other : list()) {
+        next_generation = std::max(next_generation, other.generation + 1);
+    }
     auto [stamp, dir] = claim_dir(snapshots_dir_);
     try {
         const TreeIndex index = take_tree(how.strategy, source, dir);
         SnapshotInfo info{stamp.id, stamp.created, request.label, request.manifest, source, how.strategy,
                           how.reason, request.distributions, index.entries.size(), index.file_bytes(),
                           tree_digest(index), dir};
+        if (!request.venv.empty()) {
+            info.venv = std::filesystem::weakly_canonical(std::filesystem::absolute(request.venv));
+        }
+        info.generation = next_generation;
+        info.parent = request.parent;
+        info.outcome = request.outcome;
+        info.changes = request.changes;
+        struct stat root {};
+        if (::lstat(source.c_str(), &root) != 0) {
+            throw base::errno_error(errno, "cannot stat " + source.string());
+        }
+        info.root_device = static_cast<std::uint64_t>(root.st_dev);
+        info.root_inode = static_cast<std::uint64_t>(root.st_ino);
         base::write_file_atomic(dir / kIndexFile, tsv_format::index_to_tsv(index));
         // Written last: its presence is what makes the snapshot complete.
         base::write_file_atomic(dir / kInfoFile, json_format::info_to_json(info));

@@ -46,11 +46,29 @@ enum class Strategy { copy, hardlink, automatic, reflink };
 std::string to_string(Strategy strategy);
 std::optional<Strategy> strategy_from_string(const std::string& text);
 
+// One distribution a generation changed: version before and after ("" for none).
+struct PackageChange {
+    std::string name;
+    std::string before;
+    std::string after;
+    friend bool operator==(const PackageChange&, const PackageChange&) = default;
+};
+
+// A generation is a snapshot in the history of one venv: its number, the one
+// it was built from, how it came to be and what it changed. Its tree is the
+// live venv while the venv's root directory is the inode it records, and its
+// `ready` folder when it is not (hard links only).
 struct CreateRequest {
     std::string label;
     std::string manifest;  // path of the manifest the snapshot was taken for; may be empty
     std::vector<std::pair<std::string, std::string>> distributions;  // (name, version)
     Strategy strategy = Strategy::automatic;  // reflinks, else hard links on the venv's filesystem, else a copy
+    // Generations: where the tree lives once it is switched in (empty: where it is now, the
+    // venv itself), the generation it was built from, how it came to be, and what it changed.
+    std::filesystem::path venv;
+    std::string parent;
+    std::string outcome = "snapshot";  // "snapshot" (taken as found), "applied", "staged", "rolled back"
+    std::vector<PackageChange> changes;
 };
 
 struct SnapshotInfo {
@@ -67,6 +85,12 @@ struct SnapshotInfo {
     std::string tree_digest;       // tree_digest() of the index file's index
     std::filesystem::path dir;     // <state>/snapshots/<id> (not stored in the json)
     std::string index_file = "index.tsv";  // in dir: "index.tsv", or "index.json" for snapshots taken before
+    std::uint64_t generation = 0;  // 1, 2, ...: the order generations were made in (0: taken before they were numbered)
+    std::string parent;            // the id of the generation this one was built from, "" for none
+    std::string outcome;           // see CreateRequest
+    std::vector<PackageChange> changes;
+    std::uint64_t root_device = 0;  // the root directory the tree had when taken (or last switched in):
+    std::uint64_t root_inode = 0;   // while the venv's root is this inode, the venv is this generation
     friend bool operator==(const SnapshotInfo&, const SnapshotInfo&) = default;
 };
 
@@ -162,7 +186,27 @@ public:
     // the venv, then disposes of the old tree (hard links: it becomes the next
     // ready tree). Every failure throws Error(ExitCode::rollback_failed) saying
     // which path holds what.
-    [[nodiscard]] RestoreResult restore(const std::string& id, const std::filesystem::path& venv) const;
+    // With `keep_replaced_as` (the id of the generation the venv is now), the replaced tree
+    // becomes that generation's ready tree as it is, so that the restore can be undone by
+    // another exchange; else it becomes this snapshot's next ready tree.
+    [[nodiscard]] RestoreResult restore(const std::string& id, const std::filesystem::path& venv,
+                                        const std::string& keep_replaced_as = "") const;
+
+    // Generations. Where a hard-link snapshot's tree is kept while it is not the live venv.
+    [[nodiscard]] std::filesystem::path tree_of(const SnapshotInfo& info) const;
+    // What stops `venv` being switched by one exchange with a tree of this store: another
+    // filesystem, a mount point, a filesystem without RENAME_EXCHANGE; nullopt when nothing.
+    [[nodiscard]] std::optional<std::string> exchange_blocker(const std::filesystem::path& venv) const;
+    // What changed in `tree` since the hard-link snapshot `info` was taken of it (diff_drift).
+    [[nodiscard]] std::vector<std::string> drift(const SnapshotInfo& info, const std::filesystem::path& tree) const;
+    // The generation the venv is: the newest one whose root is the venv's root directory
+    // and which the venv still matches (drift); nullopt when the venv changed since, or none is.
+    [[nodiscard]] std::optional<SnapshotInfo> live(const std::filesystem::path& venv) const;
+    // Exchanges the ready tree of `holder` with `venv` in one RENAME_EXCHANGE: the switch.
+    // Throws std::system_error when the kernel refuses; nothing changed then.
+    void exchange(const SnapshotInfo& holder, const std::filesystem::path& venv) const;
+    // Rewrites a generation's snapshot.json (its outcome, its root) atomically.
+    void update(const SnapshotInfo& info) const;
 
 private:
     // remove() without the objects: snapshot.json first, then the dir; false when there is none.

@@ -106,6 +106,15 @@ std::string info_to_json(const SnapshotInfo& info) {
                     {"entries", info.entries},
                     {"file_bytes", info.file_bytes},
                     {"tree_digest", info.tree_digest}};
+    doc["generation"] = info.generation;
+    doc["parent"] = info.parent;
+    doc["outcome"] = info.outcome;
+    json changes = json::array();
+    for (const auto& c : info.changes) {
+        changes.push_back({{"name", c.name}, {"before", c.before}, {"after", c.after}});
+    }
+    doc["changes"] = std::move(changes);
+    doc["root"] = {{"device", info.root_device}, {"inode", info.root_inode}};
     return doc.dump(2) + "\n";
 }
 
@@ -135,6 +144,19 @@ SnapshotInfo info_from_json(const std::string& text, const std::filesystem::path
         info.index_file = index.value("file", std::string("index.json"));
         if (info.index_file != "index.tsv" && info.index_file != "index.json") {
             throw std::runtime_error("unknown index file " + index.at("file").dump());
+        }
+        info.generation = doc.value("generation", std::uint64_t{0});
+        info.parent = doc.value("parent", std::string());
+        info.outcome = doc.value("outcome", std::string("snapshot"));
+        if (doc.contains("changes")) {
+            for (const auto& c : doc.at("changes")) {
+                info.changes.push_back({c.at("name").get<std::string>(), c.at("before").get<std::string>(),
+                                        c.at("after").get<std::string>()});
+            }
+        }
+        if (doc.contains("root")) {
+            info.root_device = doc.at("root").at("device").get<std::uint64_t>();
+            info.root_inode = doc.at("root").at("inode").get<std::uint64_t>();
         }
         return info;
     });

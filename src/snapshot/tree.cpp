@@ -296,6 +296,14 @@ void diff_entry(const TreeEntry& want, const TreeEntry& got, std::vector<std::st
 
 namespace {
 
+bool in_pycache(const std::string& path) {
+    return path == "__pycache__" || path.starts_with("__pycache__/") || path.find("/__pycache__") != std::string::npos;
+}
+
+}  // namespace
+
+namespace {
+
 // Merges both indexes in path order: missing and extra paths, and `compare` for each path in both.
 template <typename Compare>
 std::vector<std::string> merge_diff(const TreeIndex& expected, const TreeIndex& actual, Compare compare) {
@@ -328,6 +336,29 @@ std::vector<std::string> diff_identity(const TreeIndex& expected, const TreeInde
             out.push_back("inode differs: " + want.path + ": " + std::to_string(want.inode) + " -> " +
                           std::to_string(got.inode));
         }
+    });
+}
+
+std::vector<std::string> diff_drift(const TreeIndex& expected, const TreeIndex& actual) {
+    TreeIndex want;
+    TreeIndex got;
+    std::copy_if(expected.entries.begin(), expected.entries.end(), std::back_inserter(want.entries),
+                 [](const TreeEntry& e) { return !in_pycache(e.path); });
+    std::copy_if(actual.entries.begin(), actual.entries.end(), std::back_inserter(got.entries),
+                 [](const TreeEntry& e) { return !in_pycache(e.path); });
+    return merge_diff(want, got, [](const TreeEntry& w, const TreeEntry& g, std::vector<std::string>& out) {
+        if (w.type == EntryType::dir && g.type == EntryType::dir) {
+            if (w.mode != g.mode) {
+                out.push_back("mode differs: " + w.path + ": " + format_mode(w.mode) + " -> " + format_mode(g.mode));
+            }
+            return;
+        }
+        if (w.type == EntryType::file && g.type == EntryType::file && w.inode != g.inode) {
+            out.push_back("replaced: " + w.path + " (inode " + std::to_string(w.inode) + " -> " +
+                          std::to_string(g.inode) + ")");
+            return;
+        }
+        diff_entry(w, g, out);
     });
 }
 

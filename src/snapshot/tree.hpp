@@ -63,6 +63,14 @@ enum class Contents { hash, metadata_only, records, identity };
 // type and inode only ("inode differs: P: 12 -> 34"), everything else as diff() does.
 [[nodiscard]] std::vector<std::string> diff_identity(const TreeIndex& expected, const TreeIndex& actual);
 
+// What changed in a tree since `expected` was taken of it with Contents::records
+// (`actual` taken the same way): files by inode, size, mtime and mode (a ctime
+// that moved is no change: linking the file elsewhere moves it), symlinks by
+// target, directories by mode (their mtime follows their entries, which are
+// compared themselves). Entries under a `__pycache__` directory are left out:
+// a python importing from the tree may write bytecode there at any time.
+[[nodiscard]] std::vector<std::string> diff_drift(const TreeIndex& expected, const TreeIndex& actual);
+
 // One sha256 over the whole canonical index (paths, types, modes, sizes, mtimes, targets, hashes).
 [[nodiscard]] std::string tree_digest(const TreeIndex& index);
 

@@ -29,267 +29,15 @@
 #include "txn/retention.hpp"
 #include "txn/saved_plan.hpp"
 #include "txn/state_dir.hpp"
+#include "txn/recover.hpp"
+#include "txn/steps.hpp"
+#include "venv/relocate.hpp"
 #include "verify/requires.hpp"
+#include "base/failpoint.hpp"
+#include "base/text.hpp"
 
 namespace stackup::txn {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-std::map<std::string, std::string> versions_of(const venv::Facts& facts) {
-    std::map<std::string, std::string> out;
-    for (const auto& d : facts.distributions) {
-        out[d.normalized] = d.version;
-    }
-    return out;
-}
-
-// Every dist whose version changed, and the step's own packages even when they did not.
-std::vector<PackageRow> package_rows(const manifest::Step& step, const venv::Facts& before,
-                                     const venv::Facts& after) {
-    auto was = versions_of(before);
-    auto now = versions_of(after);
-    std::set<std::string> names;
-    for (const auto& req : step.packages) {
-        names.insert(req.normalized_name());
-    }
-    for (const auto& [name, version] : now) {
-        if (!was.count(name) || was[name] != version) {
-            names.insert(name);
-        }
-    }
-    for (const auto& [name, _] : was) {
-        if (!now.count(name)) {
-            names.insert(name);
-        }
-    }
-    std::vector<PackageRow> rows;
-    for (const auto& name : names) {
-        rows.push_back({name, was.count(name) ? was[name] : "", now.count(name) ? now[name] : ""});
-    }
-    return rows;
-}
-
-// A mismatch on one of the step's own packages that uv left alone (same
-// version, no " + " or " ~ " line) means the installer did nothing: the
-// "Audited"/"Checked" no-op.
-std::vector<std::string> unchanged_failing_packages(const manifest::Step& step, const StepReport& r) {
-    std::vector<std::string> out;
-    for (const auto& req : step.packages) {
-        std::string name = req.normalized_name();
-        auto row = std::find_if(r.packages.begin(), r.packages.end(), [&](const PackageRow& p) { return p.name == name; });
-        bool unchanged = row != r.packages.end() && row->before == row->after && !row->after.empty();
-        // A " ~ " reinstall did run: if it still fails, the build itself is wrong.
-        const auto* change = r.summary.change_of(name);
-        bool uv_touched = change != nullptr && change->kind != installer::PackageChange::Kind::removed;
-        bool failing = std::any_of(r.mismatches.begin(), r.mismatches.end(),
-                                   [&](const verify::Mismatch& m) { return m.dist == name; });
-        if (unchanged && !uv_touched && failing) {
-            out.push_back(name + " " + row->after);
-        }
-    }
-    return out;
-}
-
-class Run {
-public:
-    // Each step's requirements file is written into `requirements_dir`.
-    Run(const manifest::Manifest& m, const Options& o, Observer& obs, base::Environment env,
-        std::filesystem::path requirements_dir, installer::Mode mode = installer::Mode::install)
-        : m_(m), options_(o), observer_(obs), env_(std::move(env)), requirements_dir_(std::move(requirements_dir)),
-          mode_(mode) {}
-
-    // Returns false when the step failed; the report says how.
-    bool step(std::size_t i, venv::Facts& facts, ApplyReport& report) {
-        const manifest::Step& step = m_.steps[i];
-        StepReport& r = report.steps[i];
-        r.requirements = requirement_lines(report.plan.steps.at(i), step);
-        auto removal = removal_invocation(step, facts, r);
-        auto install = install_invocation(i, step, r);
-        observer_.step_started(i, m_.steps.size(), r);
-        auto started = Clock::now();
-        bool ran = run_installer(r, removal) && run_installer(r, install);
-        if (!ran) {
-            r.status = StepStatus::installer_failed;
-            report.failure = "step '" + step.name + "': the installer failed (" + r.installer_error + ")";
-            r.seconds = seconds_since(started);
-            observer_.step_finished(i, r);
-            return false;
-        }
-        if (mode_ == installer::Mode::dry_run) {
-            // uv changed nothing, so there is nothing to verify: its report is the result.
-            r.status = StepStatus::ok;
-            r.seconds = seconds_since(started);
-            observer_.step_finished(i, r);
-            return true;
-        }
-        venv::Facts after = probe_after(i, r);
-        r.packages = package_rows(step, facts, after);
-        if (r.mismatches.empty()) {
-            r.checks = verify::judge_all(m_, i, after);
-            auto broken = judge_requirements(step.name, after);
-            r.checks.insert(r.checks.end(), broken.begin(), broken.end());
-            r.mismatches = verify::failures(r.checks);
-        }
-        r.seconds = seconds_since(started);
-        facts = std::move(after);
-        judge(i, report);
-        observer_.step_finished(i, r);
-        return r.status == StepStatus::ok;
-    }
-
-    // What the venv's requirements looked like before the first step: only what a step breaks counts.
-    void set_baseline(const venv::Facts& facts) {
-        baseline_ = verify::broken_requirements(facts.distributions, facts.markers);
-    }
-
-    void checks(ApplyReport& report) {
-        for (const auto& check : m_.checks) {
-            CheckReport c = run_check(m_, options_.venv, env_, check);
-            observer_.check_finished(c);
-            if (!c.ok) {
-                report.mismatches.push_back(check_mismatch(c));
-            }
-            report.checks.push_back(std::move(c));
-        }
-        if (!report.mismatches.empty()) {
-            report.outcome = Outcome::verification_failed;
-            report.failure = "a check failed after the last step: " + verify::describe(report.mismatches.front());
-        }
-    }
-
-private:
-    static double seconds_since(Clock::time_point t) {
-        return std::chrono::duration<double>(Clock::now() - t).count();
-    }
-
-    static std::vector<std::string> redacted(const std::vector<std::string>& argv) {
-        std::vector<std::string> out;
-        for (const auto& arg : argv) {
-            out.push_back(base::redact(arg));
-        }
-        return out;
-    }
-
-    // The uninstall of what the step's `remove:` matches in the venv as it is now (an
-    // earlier step may have added some); nullopt when it matches nothing.
-    std::optional<installer::Invocation> removal_invocation(const manifest::Step& step, const venv::Facts& facts,
-                                                            StepReport& r) const {
-        std::vector<std::string> names;
-        for (const auto& removal : plan::resolve_removals(step, facts.distributions)) {
-            if (!removal.name.empty() && std::find(names.begin(), names.end(), removal.name) == names.end()) {
-                names.push_back(removal.name);
-            }
-        }
-        if (names.empty()) {
-            return std::nullopt;
-        }
-        auto invocation = installer::removal_invocation(m_, names, options_.uv, options_.venv, options_.caller_env, mode_);
-        r.remove_argv = redacted(invocation.argv);
-        return invocation;
-    }
-
-    // The step's uv install, its requirements file written; nullopt for a step that only removes.
-    std::optional<installer::Invocation> install_invocation(std::size_t i, const manifest::Step& step, StepReport& r) {
-        if (r.requirements.empty()) {
-            return std::nullopt;  // it only removes, or every package's marker is false here
-        }
-        auto file = requirements_dir_ / requirements_file({}, i).filename();
-        std::filesystem::create_directories(requirements_dir_);
-        base::write_file_atomic(file, installer::requirements_text(r.requirements));
-        auto invocation = installer::step_invocation(m_, step, file, options_.uv, options_.venv, options_.caller_env, mode_);
-        r.argv = redacted(invocation.argv);
-        return invocation;
-    }
-
-    // Runs one uv command (none: nothing to do); false, with the report's installer_error set, when it failed.
-    bool run_installer(StepReport& r, const std::optional<installer::Invocation>& invocation) {
-        if (!invocation) {
-            return true;
-        }
-        auto run = installer::run(*invocation, [&](std::string_view line) { observer_.installer_line(line); });
-        r.summary.merge(run.summary);
-        if (!run.process.ok()) {
-            r.installer_error = "uv " + run.process.describe();
-            return false;
-        }
-        return true;
-    }
-
-    // Requirements the steps so far broke (pip check against the venv before the apply).
-    std::vector<verify::Judgement> judge_requirements(const std::string& step, const venv::Facts& after) const {
-        auto broken = verify::new_breakage(baseline_, verify::broken_requirements(after.distributions, after.markers));
-        std::vector<verify::Judgement> out;
-        for (const auto& b : broken) {
-            bool allowed = std::find(m_.allow_unmet.begin(), m_.allow_unmet.end(), b.dist) != m_.allow_unmet.end();
-            std::string found = b.version + " needs it; " + b.problem +
-                                (allowed ? " (accepted: allow_unmet lists " + b.dist + ")"
-                                         : " (to accept it, add " + b.dist + " to allow_unmet)");
-            out.push_back({step, b.dist, "requires", b.requirement, found, allowed});
-        }
-        if (broken.empty()) {
-            std::string found = baseline_.empty() ? "none broken"
-                                                  : "none newly broken (" + std::to_string(baseline_.size()) +
-                                                        " already broken before the apply, left as they were)";
-            out.push_back({step, "", "requires", "every installed requirement still met", found, true});
-        }
-        return out;
-    }
-
-    // The venv after a step; a venv whose python no longer answers fails the step.
-    venv::Facts probe_after(std::size_t i, StepReport& r) {
-        auto requests = verify::import_requests(verify::expectations_through(m_, i));
-        try {
-            return venv::probe(options_.venv, requests, env_);
-        } catch (const Error& e) {
-            r.mismatches.push_back({m_.steps[i].name, "", "probe", "the venv's python answers", e.what()});
-            return {};
-        }
-    }
-
-    void judge(std::size_t i, ApplyReport& report) {
-        StepReport& r = report.steps[i];
-        if (r.mismatches.empty()) {
-            r.status = StepStatus::ok;
-            return;
-        }
-        report.mismatches = r.mismatches;
-        auto unchanged = unchanged_failing_packages(m_.steps[i], r);
-        if (!unchanged.empty()) {
-            r.status = StepStatus::installer_no_op;
-            std::string names;
-            for (const auto& u : unchanged) {
-                names += (names.empty() ? "" : ", ") + u;
-            }
-            report.failure = "step '" + r.name + "': installer no-op: " + names +
-                             " did not change and does not meet the step (" + verify::describe(r.mismatches.front()) +
-                             ")";
-        } else {
-            r.status = StepStatus::verification_failed;
-            report.failure = "verification failed: " + verify::describe(r.mismatches.front());
-        }
-    }
-
-    const manifest::Manifest& m_;
-    const Options& options_;
-    Observer& observer_;
-    base::Environment env_;
-    std::filesystem::path requirements_dir_;
-    installer::Mode mode_;
-    std::vector<verify::BrokenRequirement> baseline_;
-};
-
-Outcome outcome_of(const std::vector<StepReport>& steps) {
-    for (const auto& s : steps) {
-        if (s.status == StepStatus::installer_failed || s.status == StepStatus::installer_no_op) {
-            return Outcome::installer_failed;
-        }
-        if (s.status == StepStatus::verification_failed) {
-            return Outcome::verification_failed;
-        }
-    }
-    return Outcome::applied;
-}
 
 // Journal writes after the venv changed are best effort: a failing disk must
 // not stop the restore.
@@ -326,13 +74,6 @@ void roll_back(snapshot::Store& store, const Options& options, Observer& observe
     note(journal, RecordKind::rolled_back, report.failure);
 }
 
-// Exit 7 when an earlier run did not end: its snapshot is the way back.
-void refuse_interrupted(const std::filesystem::path& state_dir) {
-    if (auto open = open_transaction(state_dir)) {
-        throw Error(ExitCode::interrupted, describe_interrupted(*open, state_dir));
-    }
-}
-
 // Each step between a step_running and a step_verified record; stops at the first failure.
 // Everything before the first change, shared by apply and its dry run.
 venv::Facts preflight(const manifest::Manifest& m, const Options& options, const base::Environment& env,
@@ -357,7 +98,8 @@ venv::Facts preflight(const manifest::Manifest& m, const Options& options, const
     return facts;
 }
 
-void run_steps(Run& run, Journal& journal, const manifest::Manifest& m, venv::Facts& facts, ApplyReport& report) {
+void run_steps(StepRunner& run, Journal& journal, const manifest::Manifest& m, venv::Facts& facts,
+               ApplyReport& report) {
     for (std::size_t i = 0; i < m.steps.size(); ++i) {
         Record running;
         running.kind = RecordKind::step_running;
@@ -374,22 +116,103 @@ void run_steps(Run& run, Journal& journal, const manifest::Manifest& m, venv::Fa
     }
 }
 
+// Runs every step and then the checks against the tree in `options.venv`; whatever
+// throws is a failed run, reported as data (nothing here decides what it means for the venv).
+void run_all(const manifest::Manifest& m, const Options& options, Observer& observer, Journal& journal,
+             venv::Facts& facts, ApplyReport& report) {
+    auto env = manifest::child_environment(m, options.venv, options.caller_env);
+    StepRunner run(m, options, observer, env, requirements_file(options.state_dir, 0).parent_path());
+    run.set_baseline(facts);
+    try {
+        run_steps(run, journal, m, facts, report);
+        report.outcome = outcome_of(report.steps);
+        if (report.outcome == Outcome::applied) {
+            run.checks(report);
+        }
+    } catch (const std::exception& e) {
+        report.outcome = Outcome::installer_failed;
+        report.failure = std::string("the run stopped: ") + e.what();
+    }
+}
+
+void record_taken(Journal& journal, const std::string& id) {
+    Record taken;
+    taken.kind = RecordKind::snapshot_taken;
+    taken.snapshot_id = id;
+    journal.append(taken);
+}
+
 snapshot::SnapshotInfo take_snapshot(snapshot::Store& store, const manifest::Manifest& m, const Options& options,
-                                     const venv::Facts& facts, Journal& journal) {
+                                     snapshot::Strategy strategy, const venv::Facts& facts, Journal& journal) {
     snapshot::SnapshotInfo snap;
     try {
         snap = store.create(options.venv,
-                            {"before apply of " + m.name, m.source.string(), distribution_pairs(facts),
-                             options.snapshot_strategy});
+                            {"before apply of " + m.name, m.source.string(), distribution_pairs(facts), strategy});
     } catch (...) {
         journal.discard();  // nothing was touched
         throw;
     }
-    Record taken;
-    taken.kind = RecordKind::snapshot_taken;
-    taken.snapshot_id = snap.id;
-    journal.append(taken);
+    record_taken(journal, snap.id);
     return snap;
+}
+
+std::vector<snapshot::PackageChange> changes_between(const venv::Facts& before, const venv::Facts& after) {
+    std::vector<snapshot::PackageChange> out;
+    for (const auto& row : package_rows(nullptr, before, after)) {
+        out.push_back({row.name, row.before, row.after});
+    }
+    return out;
+}
+
+// The mode an apply runs in, and why in place when it must be.
+Mode choose_mode(const snapshot::Store& store, const Options& options, ApplyReport& report) {
+    if (options.snapshot_strategy != snapshot::Strategy::automatic &&
+        options.snapshot_strategy != snapshot::Strategy::hardlink) {
+        report.mode_reason = "--snapshot-strategy " + snapshot::to_string(options.snapshot_strategy) +
+                             " asks for a snapshot the venv cannot be switched with";
+        return Mode::in_place;
+    }
+    if (auto blocker = store.exchange_blocker(options.venv)) {
+        report.mode_reason = *blocker;
+        return Mode::in_place;
+    }
+    return Mode::blue_green;
+}
+
+// An earlier run's open journal: a blue/green one is resolved here (the venv is whole, old
+// or new); an in-place one stops this run with exit 7, its snapshot being the way back.
+void resolve_earlier(snapshot::Store& store, const Options& options, ApplyReport& report) {
+    auto open = open_transaction(options.state_dir);
+    if (!open) {
+        return;
+    }
+    if (!open->blue_green) {
+        throw Error(ExitCode::interrupted, describe_interrupted(*open, options.state_dir));
+    }
+    report.recovered.push_back(resolve_blue_green(store, options.state_dir, options.venv, *open));
+    base::log::warn(report.recovered.back());
+}
+
+// A staged generation is built from the venv as it is now; a new apply replaces it.
+void discard_staged(snapshot::Store& store, const Options& options, ApplyReport& report) {
+    std::optional<StagedGeneration> staged;
+    try {
+        staged = staged_generation(options.state_dir);
+    } catch (const std::exception& e) {
+        base::log::warn(e.what());
+    }
+    if (!staged) {
+        return;
+    }
+    try {
+        (void)store.remove(staged->generation_id);
+    } catch (const std::exception& e) {
+        base::log::warn("cannot remove the staged generation " + staged->generation_id + ": " + e.what());
+    }
+    clear_staged(options.state_dir);
+    report.recovered.push_back("discarded the staged generation " + staged->generation_id + " (" +
+                               staged->manifest + ", staged " + staged->created + "): this apply replaces it");
+    base::log::warn(report.recovered.back());
 }
 
 // Builds the snapshot's ready tree (Store::prepare) on a thread of its own
@@ -468,7 +291,218 @@ private:
     struct stat before_ {};
 };
 
+// Blue/green: the generation the venv is (or a fresh snapshot of it), cloned into its
+// ready tree, where every step runs and is verified; the live venv is only read.
+class BlueGreen {
+public:
+    BlueGreen(const manifest::Manifest& m, const Options& options, Observer& observer, snapshot::Store& store,
+              Journal& journal, ApplyReport& report)
+        : m_(m), options_(options), observer_(observer), store_(store), journal_(journal), report_(report) {}
+
+    void run(venv::Facts facts) {
+        base_ = base_generation(facts);
+        report_.snapshot_id = base_.id;
+        report_.snapshot_path = base_.dir;
+        observer_.snapshot_taken(base_.id, base_.dir);
+        if (!build(facts)) {
+            discard();
+            return;
+        }
+        report_.generation_id = generation_.id;
+        report_.generation = generation_.generation;
+        if (options_.stage) {
+            record_staged(options_.state_dir, {generation_.id, base_.id, m_.source.string(), generation_.created});
+            report_.staged = true;
+            note(journal_, RecordKind::staged, "generation " + generation_.id + " staged; `stackup switch` puts it in");
+            return;
+        }
+        switch_in();
+    }
+
+private:
+    // The venv's own generation when it has not changed since; else a snapshot of it now.
+    snapshot::SnapshotInfo base_generation(const venv::Facts& facts) {
+        std::optional<snapshot::SnapshotInfo> live;
+        try {
+            live = store_.live(options_.venv);
+        } catch (const std::exception& e) {
+            base::log::debug(std::string("no live generation: ") + e.what());
+        }
+        if (live) {
+            record_taken(journal_, live->id);
+            return *live;
+        }
+        return take_snapshot(store_, m_, options_, snapshot::Strategy::hardlink, facts, journal_);
+    }
+
+    // Clones, runs every step and check in the clone, and records it as a generation; false on failure.
+    bool build(venv::Facts& facts) {
+        const venv::Facts before = facts;
+        try {
+            (void)store_.prepare(base_.id);
+            report_.clone = std::filesystem::canonical(store_.tree_of(base_));
+        } catch (const std::exception& e) {
+            report_.outcome = Outcome::installer_failed;
+            report_.failure = std::string("cannot clone the venv: ") + e.what();
+            return false;
+        }
+        observer_.cloned(report_.clone, base_.id);
+        base::failpoint("cloned");
+        Options build = options_;
+        build.venv = report_.clone;
+        run_all(m_, build, observer_, journal_, facts, report_);
+        if (report_.outcome != Outcome::applied) {
+            return false;
+        }
+        try {
+            return relocate() && live_unchanged() && record(before, facts);
+        } catch (const std::exception& e) {
+            report_.outcome = Outcome::installer_failed;
+            report_.failure = std::string("cannot finish the next generation: ") + e.what();
+            return false;
+        }
+    }
+
+    // No file of the clone may name the clone's path once it is the venv.
+    bool relocate() {
+        std::set<std::uint64_t> unchanged;
+        for (const auto& e : store_.index(base_).entries) {
+            if (e.type == snapshot::EntryType::file) {
+                unchanged.insert(e.inode);
+            }
+        }
+        auto moved = venv::relocate(report_.clone, report_.clone.string(), options_.venv.string(), unchanged);
+        report_.relocated = moved.rewritten;
+        report_.relocated.insert(report_.relocated.end(), moved.removed.begin(), moved.removed.end());
+        if (!moved.refused.empty()) {
+            report_.outcome = Outcome::installer_failed;
+            report_.failure = "the next generation cannot be moved to " + options_.venv.string() + ": " +
+                              base::join(moved.refused, ", ") + " name the build path " + report_.clone.string() +
+                              " inside binary data";
+            return false;
+        }
+        return true;
+    }
+
+    // Something else changed the live venv while the clone was built: switching would lose it.
+    bool live_unchanged() {
+        auto drift = store_.drift(base_, options_.venv);
+        if (drift.empty()) {
+            return true;
+        }
+        report_.outcome = Outcome::installer_failed;
+        report_.failure = "the live venv " + options_.venv.string() + " changed while the next generation was built (" +
+                          std::to_string(drift.size()) + " change(s), first: " + drift.front() +
+                          "); switching would lose that change, so the new generation is discarded";
+        return false;
+    }
+
+    bool record(const venv::Facts& before, const venv::Facts& after) {
+        snapshot::CreateRequest request;
+        request.label = "apply of " + m_.name;
+        request.manifest = m_.source.string();
+        request.distributions = distribution_pairs(after);
+        request.strategy = snapshot::Strategy::hardlink;
+        request.venv = options_.venv;
+        request.parent = base_.id;
+        request.outcome = options_.stage ? "staged" : "applied";
+        request.changes = changes_between(before, after);
+        generation_ = store_.create(report_.clone, request);
+        return true;
+    }
+
+    void switch_in() {
+        struct stat clone {};
+        struct stat live {};
+        Record switching;
+        switching.kind = RecordKind::switching;
+        switching.generation = generation_.id;
+        if (::lstat(report_.clone.c_str(), &clone) == 0 && ::lstat(options_.venv.c_str(), &live) == 0) {
+            switching.clone_inode = static_cast<std::uint64_t>(clone.st_ino);
+            switching.live_inode = static_cast<std::uint64_t>(live.st_ino);
+        }
+        journal_.append(switching);
+        observer_.switching(options_.venv);
+        base::failpoint("before-switch");
+        try {
+            store_.exchange(base_, options_.venv);
+        } catch (const std::exception& e) {
+            report_.outcome = Outcome::installer_failed;
+            report_.failure = std::string("the switch failed: ") + e.what();
+            discard();
+            return;
+        }
+        report_.switched = true;
+        base::failpoint("after-switch");
+        note(journal_, RecordKind::committed, "");
+    }
+
+    // The live venv was never touched: the clone goes back to being the base's ready tree.
+    void discard() {
+        if (!generation_.id.empty()) {
+            try {
+                (void)store_.remove(generation_.id);
+            } catch (const std::exception& e) {
+                base::log::warn("cannot remove the discarded generation " + generation_.id + ": " + e.what());
+            }
+        }
+        try {
+            (void)store_.prepare(base_.id);
+        } catch (const std::exception& e) {
+            base::log::debug("the discarded clone stays as it is until the next prepare: " + std::string(e.what()));
+        }
+        note(journal_, RecordKind::discarded, report_.failure + "; nothing was changed in " + options_.venv.string());
+    }
+
+    const manifest::Manifest& m_;
+    const Options& options_;
+    Observer& observer_;
+    snapshot::Store& store_;
+    Journal& journal_;
+    ApplyReport& report_;
+    snapshot::SnapshotInfo base_;
+    snapshot::SnapshotInfo generation_;
+};
+
+// In place: a snapshot, every step in the venv itself, a restore on failure.
+void apply_in_place(const manifest::Manifest& m, const Options& options, Observer& observer, snapshot::Store& store,
+                    Journal& journal, venv::Facts facts, ApplyReport& report) {
+    const venv::Facts before = facts;
+    auto snap = take_snapshot(store, m, options, options.snapshot_strategy, facts, journal);
+    report.snapshot_id = snap.id;
+    report.snapshot_path = snap.dir;
+    observer.snapshot_taken(snap.id, report.snapshot_path);
+    Preparer preparer(store, snap.id);
+    run_all(m, options, observer, journal, facts, report);
+    preparer.finish();
+    if (report.outcome != Outcome::applied) {
+        roll_back(store, options, observer, journal, report);
+        return;
+    }
+    note(journal, RecordKind::committed, "");
+    report.snapshot_damage = damage_after_apply(store, snap);
+    if (snap.strategy != snapshot::Strategy::hardlink) {
+        return;  // a second copy of the venv only for its history would double the apply's cost
+    }
+    try {
+        snapshot::CreateRequest request{"apply of " + m.name, m.source.string(), distribution_pairs(facts),
+                                        snapshot::Strategy::hardlink};
+        request.parent = snap.id;
+        request.outcome = "applied";
+        request.changes = changes_between(before, facts);
+        auto generation = store.create(options.venv, request);
+        report.generation_id = generation.id;
+        report.generation = generation.generation;
+    } catch (const std::exception& e) {
+        base::log::warn(std::string("the apply committed, but its generation could not be recorded: ") + e.what());
+    }
+}
+
 }  // namespace
+
+std::string_view to_string(Mode mode) {
+    return mode == Mode::blue_green ? "blue-green" : "in-place";
+}
 
 std::string_view to_string(StepStatus status) {
     switch (status) {
@@ -493,41 +527,28 @@ ExitCode ApplyReport::exit_code() const {
 
 ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer& observer) {
     auto lock = acquire_lock(options.state_dir, "apply " + m.source.string());
-    refuse_interrupted(options.state_dir);
-    auto env = manifest::child_environment(m, options.venv, options.caller_env);
-
-    ApplyReport report;
-    venv::Facts facts = preflight(m, options, env, observer, report);
-
-    auto journal = Journal::begin(options.state_dir, m.source.string(), options.venv.string());
     snapshot::Store store(options.state_dir);
-    auto snap = take_snapshot(store, m, options, facts, journal);
-    report.snapshot_id = snap.id;
-    report.snapshot_path = snap.dir;
-    observer.snapshot_taken(snap.id, report.snapshot_path);
-    Preparer preparer(store, snap.id);
-
-    Run run(m, options, observer, env, requirements_file(options.state_dir, 0).parent_path());
-    run.set_baseline(facts);
-    try {
-        run_steps(run, journal, m, facts, report);
-        report.outcome = outcome_of(report.steps);
-        if (report.outcome == Outcome::applied) {
-            run.checks(report);
-        }
-    } catch (const std::exception& e) {
-        // Whatever went wrong mid-run, the venv goes back to its snapshot.
-        report.outcome = Outcome::installer_failed;
-        report.failure = std::string("the run stopped: ") + e.what();
+    ApplyReport report;
+    resolve_earlier(store, options, report);
+    auto env = manifest::child_environment(m, options.venv, options.caller_env);
+    venv::Facts facts = preflight(m, options, env, observer, report);
+    report.mode = choose_mode(store, options, report);
+    if (options.stage && report.mode != Mode::blue_green) {
+        throw Error(ExitCode::preflight_failed, "cannot stage the next generation: " + report.mode_reason +
+                                                    "; nothing was touched");
     }
-    preparer.finish();
-    if (report.outcome != Outcome::applied) {
-        roll_back(store, options, observer, journal, report);
-        return report;
+    discard_staged(store, options, report);
+    auto journal = Journal::begin(options.state_dir, m.source.string(), options.venv.string(),
+                                  std::string(to_string(report.mode)));
+    if (report.mode == Mode::blue_green) {
+        BlueGreen(m, options, observer, store, journal, report).run(std::move(facts));
+    } else {
+        apply_in_place(m, options, observer, store, journal, std::move(facts), report);
     }
-    note(journal, RecordKind::committed, "");
-    report.snapshot_damage = damage_after_apply(store, snap);
-    report.pruned = prune(store, options.state_dir, options.venv, m.snapshot_keep, snap.id);
+    if (report.outcome == Outcome::applied && !report.staged) {
+        report.pruned = prune(store, options.state_dir, options.venv, m.snapshot_keep,
+                              report.generation_id.empty() ? report.snapshot_id : report.generation_id);
+    }
     return report;
 }
 
@@ -538,7 +559,7 @@ ApplyReport dry_run(const manifest::Manifest& m, const Options& options, Observe
     // No lock is taken, so nothing of a concurrent apply's state is written to.
     base::ScratchDir scratch("stackup-dry-run-");
     LeaveLockFileAsFound untouched(options.venv);
-    Run run(m, options, observer, env, scratch.path(), installer::Mode::dry_run);
+    StepRunner run(m, options, observer, env, scratch.path(), installer::Mode::dry_run);
     for (std::size_t i = 0; i < m.steps.size() && run.step(i, facts, report); ++i) {
     }
     report.outcome = outcome_of(report.steps);

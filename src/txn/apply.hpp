@@ -2,6 +2,7 @@
 // The transaction: lock, snapshot, each step (install, verify), then commit or
 // roll back. Reports are data; the CLI prints them.
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -29,7 +30,15 @@ struct Options {
     snapshot::Strategy snapshot_strategy = snapshot::Strategy::automatic;
     // `apply PLAN`: install exactly this saved plan (refused when stale) instead of planning.
     std::optional<plan::SavedPlan> saved_plan;
+    // `apply --stage`: build and verify the next generation, stop before the switch.
+    bool stage = false;
 };
+
+// How an apply changes the venv. blue_green: every step runs in a clone beside the
+// venv, which one exchange switches in once it is verified; in_place: the steps run
+// in the venv itself, and a failure restores the snapshot taken before.
+enum class Mode { blue_green, in_place };
+std::string_view to_string(Mode mode);
 
 struct PackageRow {
     std::string name;     // normalized
@@ -78,6 +87,15 @@ struct ApplyReport {
     std::vector<std::string> rollback_warnings; // e.g. where an old tree could not be removed
     std::vector<std::string> pruned;            // snapshot ids removed by retention
     std::vector<std::string> snapshot_damage;   // hard links: files of the snapshot written in place meanwhile
+    Mode mode = Mode::blue_green;
+    std::string mode_reason;                    // in place: why the venv could not be exchanged
+    std::filesystem::path clone;                // blue/green: where the next generation was built
+    std::string generation_id;                  // the generation the apply made ("" when none)
+    std::uint64_t generation = 0;               // its number
+    bool switched = false;                      // blue/green: the venv is the new generation now
+    bool staged = false;                        // --stage: built and verified, not switched in
+    std::vector<std::string> relocated;         // files of the clone rewritten to name the venv's path
+    std::vector<std::string> recovered;         // what an earlier, interrupted run left, and what became of it
 
     ExitCode exit_code() const;
 };
@@ -94,6 +112,8 @@ public:
     virtual void step_finished(std::size_t /*index*/, const StepReport&) {}
     virtual void check_finished(const CheckReport&) {}
     virtual void rolling_back(const std::string& /*snapshot_id*/, const std::string& /*why*/) {}
+    virtual void cloned(const std::filesystem::path& /*clone*/, const std::string& /*base_id*/) {}
+    virtual void switching(const std::filesystem::path& /*venv*/) {}
 };
 
 // Throws Error for what stops the run before anything is touched (lock held:

@@ -29,6 +29,7 @@ json record_json(const Record& r) {
             j["venv"] = r.venv;
             j["pid"] = r.pid;
             j["host"] = r.host;
+            j["mode"] = r.mode;
             break;
         case RecordKind::snapshot_taken:
             j["id"] = r.snapshot_id;
@@ -43,6 +44,15 @@ json record_json(const Record& r) {
         case RecordKind::rolling_back:
         case RecordKind::rollback_failed:
         case RecordKind::rolled_back:
+            j["why"] = r.why;
+            break;
+        case RecordKind::switching:
+            j["generation"] = r.generation;
+            j["clone"] = r.clone_inode;
+            j["live"] = r.live_inode;
+            break;
+        case RecordKind::discarded:
+        case RecordKind::staged:
             j["why"] = r.why;
             break;
         case RecordKind::committed:
@@ -67,6 +77,10 @@ Record record_from_json(const json& j) {
     r.step = j.value("n", std::size_t{0});
     r.name = j.value("name", "");
     r.why = j.value("why", "");
+    r.mode = j.value("mode", "");
+    r.generation = j.value("generation", "");
+    r.clone_inode = j.value("clone", std::uint64_t{0});
+    r.live_inode = j.value("live", std::uint64_t{0});
     return r;
 }
 
@@ -97,6 +111,9 @@ std::string_view to_string(RecordKind kind) {
         case RecordKind::committed: return "committed";
         case RecordKind::rolled_back: return "rolled_back";
         case RecordKind::rollback_failed: return "rollback_failed";
+        case RecordKind::switching: return "switching";
+        case RecordKind::discarded: return "discarded";
+        case RecordKind::staged: return "staged";
     }
     return "?";
 }
@@ -104,7 +121,8 @@ std::string_view to_string(RecordKind kind) {
 std::optional<RecordKind> record_kind_from_string(std::string_view text) {
     for (auto kind : {RecordKind::started, RecordKind::snapshot_taken, RecordKind::step_running,
                       RecordKind::step_verified, RecordKind::rolling_back, RecordKind::committed,
-                      RecordKind::rolled_back, RecordKind::rollback_failed}) {
+                      RecordKind::rolled_back, RecordKind::rollback_failed, RecordKind::switching,
+                      RecordKind::discarded, RecordKind::staged}) {
         if (to_string(kind) == text) {
             return kind;
         }
@@ -113,7 +131,8 @@ std::optional<RecordKind> record_kind_from_string(std::string_view text) {
 }
 
 bool is_terminal(RecordKind kind) {
-    return kind == RecordKind::committed || kind == RecordKind::rolled_back;
+    return kind == RecordKind::committed || kind == RecordKind::rolled_back || kind == RecordKind::discarded ||
+           kind == RecordKind::staged;
 }
 
 std::string record_to_line(const Record& record, bool with_version) {
@@ -173,13 +192,17 @@ std::string OpenTransaction::where() const {
     std::string step_text = "step " + std::to_string(step) + (step_name.empty() ? "" : " (" + step_name + ")");
     switch (last) {
         case RecordKind::started: return "before the snapshot (nothing touched)";
-        case RecordKind::snapshot_taken: return "after the snapshot, before the first step";
+        case RecordKind::snapshot_taken:
+            return blue_green ? "after cloning the venv, before the first step" : "after the snapshot, before the first step";
+        case RecordKind::switching: return "switching the verified generation in";
         case RecordKind::step_running: return step_text + " running";
         case RecordKind::step_verified: return step_text + " verified";
         case RecordKind::rolling_back: return "rolling back";
         case RecordKind::rollback_failed: return "rollback failed";
         case RecordKind::committed:
-        case RecordKind::rolled_back: break;
+        case RecordKind::rolled_back:
+        case RecordKind::discarded:
+        case RecordKind::staged: break;
     }
     return "ended";
 }
@@ -197,6 +220,13 @@ std::optional<OpenTransaction> open_transaction_of(const std::vector<Record>& re
                 t.pid = r.pid;
                 t.host = r.host;
                 t.started = r.time;
+                t.blue_green = r.mode == "blue-green";
+                break;
+            case RecordKind::switching:
+                t.switching = true;
+                t.generation = r.generation;
+                t.clone_inode = r.clone_inode;
+                t.live_inode = r.live_inode;
                 break;
             case RecordKind::snapshot_taken: t.snapshot_id = r.snapshot_id; break;
             case RecordKind::step_running:
@@ -208,7 +238,9 @@ std::optional<OpenTransaction> open_transaction_of(const std::vector<Record>& re
             case RecordKind::rolling_back:
             case RecordKind::rollback_failed: t.why = r.why; break;
             case RecordKind::committed:
-            case RecordKind::rolled_back: break;
+            case RecordKind::rolled_back:
+            case RecordKind::discarded:
+            case RecordKind::staged: break;
         }
         t.last = r.kind;
         t.last_time = r.time;
@@ -242,6 +274,15 @@ std::string command_for(const std::string& verb, const std::filesystem::path& ve
 std::string recovery_hint(const OpenTransaction& open, const std::filesystem::path& state_dir) {
     std::string rollback = "`" + command_for("rollback", open.venv, state_dir) + "`";
     std::string status = "`" + command_for("status", open.venv, state_dir) + "`";
+    if (open.blue_green && !open.switching) {
+        return "it died before its switch, so nothing was changed in " + open.venv + ": the next apply cleans up "
+               "its clone, or run " + rollback + " to close the journal, or " + status;
+    }
+    if (open.blue_green) {
+        return "it died while switching: the venv holds the whole old or the whole new generation, " + status +
+               " says which; run " + rollback + " to be back on generation " + open.snapshot_id +
+               ", or the next apply keeps what is live";
+    }
     if (open.touched()) {
         return "run " + rollback + " to restore snapshot " + open.snapshot_id + ", or " + status;
     }
@@ -289,7 +330,8 @@ std::optional<LastApply> last_apply(const std::filesystem::path& state_dir) {
     }
 }
 
-Journal Journal::begin(const std::filesystem::path& state_dir, const std::string& manifest, const std::string& venv) {
+Journal Journal::begin(const std::filesystem::path& state_dir, const std::string& manifest, const std::string& venv,
+                       const std::string& mode) {
     std::filesystem::create_directories(state_dir);
     auto fd = base::open_file(journal_path(state_dir), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
     Journal j(state_dir, std::move(fd));
@@ -299,6 +341,7 @@ Journal Journal::begin(const std::filesystem::path& state_dir, const std::string
     r.venv = venv;
     r.pid = static_cast<long>(::getpid());
     r.host = base::host_name();
+    r.mode = mode;
     j.append(std::move(r));
     base::fsync_dir(state_dir);
     return j;
@@ -346,10 +389,53 @@ void Journal::close(RecordKind terminal, const std::string& why) {
     r.kind = terminal;
     r.why = why;
     append(r);
-    LastApply last{base::utc_now(), manifest_, terminal == RecordKind::committed ? "committed" : "rolled back", why,
-                   snapshot_id_};
+    std::string result = terminal == RecordKind::committed   ? "committed"
+                         : terminal == RecordKind::discarded ? "failed, nothing changed"
+                         : terminal == RecordKind::staged    ? "staged"
+                                                             : "rolled back";
+    LastApply last{base::utc_now(), manifest_, result, why, snapshot_id_};
     record_last(state_dir_, last);
     discard();
+}
+
+namespace {
+
+std::filesystem::path staged_path(const std::filesystem::path& state_dir) {
+    return state_dir / "staged.json";
+}
+
+}  // namespace
+
+std::optional<StagedGeneration> staged_generation(const std::filesystem::path& state_dir) {
+    const auto path = staged_path(state_dir);
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+        return std::nullopt;
+    }
+    try {
+        json j = json::parse(base::read_file(path));
+        if (j.value("format", 0) != 1) {
+            throw std::runtime_error("format " + j.value("format", json()).dump());
+        }
+        return StagedGeneration{j.at("generation").get<std::string>(), j.at("base").get<std::string>(),
+                                j.value("manifest", ""), j.value("created", "")};
+    } catch (const std::exception& e) {
+        throw std::runtime_error("cannot read " + path.string() + ": " + e.what());
+    }
+}
+
+void record_staged(const std::filesystem::path& state_dir, const StagedGeneration& staged) {
+    json j{{"format", 1},
+           {"generation", staged.generation_id},
+           {"base", staged.base_id},
+           {"manifest", staged.manifest},
+           {"created", staged.created}};
+    base::write_file_atomic(staged_path(state_dir), j.dump(2) + "\n");
+}
+
+void clear_staged(const std::filesystem::path& state_dir) {
+    std::error_code ec;
+    std::filesystem::remove(staged_path(state_dir), ec);
 }
 
 void record_last(const std::filesystem::path& state_dir, const LastApply& last) {

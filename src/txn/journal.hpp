@@ -4,12 +4,19 @@
 // power loss) leaves a record of where it was.
 //
 // States of a run, one record each (the first also carries "version"):
-//   started{manifest, venv, pid, host}   lock held, preflight passed, nothing touched yet
-//   snapshot_taken{id}                   from here on the venv may differ from snapshot id
-//   step_running{n, name}                step n (1-based) is installing
+//   started{manifest, venv, pid, host, mode}  lock held, preflight passed, nothing touched yet
+//   snapshot_taken{id}                   the generation the run starts from (in place: from here
+//                                        on the venv may differ from it)
+//   step_running{n, name}                step n (1-based) is installing (blue/green: into the clone)
 //   step_verified{n}                     step n installed and every expectation so far holds
+//   switching{generation, clone, live}   blue/green: the clone is verified and recorded as
+//                                        generation `generation`; the exchange of the clone (root
+//                                        inode `clone`) with the venv (root inode `live`) may have
+//                                        happened: the venv's root inode tells which tree it holds
 //   rolling_back{why}                    the restore of the snapshot has begun
-//   committed | rolled_back              terminal: the run ended normally
+//   committed | rolled_back | discarded | staged   terminal: the run ended normally (discarded:
+//                                        blue/green failed, the venv was never changed; staged:
+//                                        built and verified, waiting for `stackup switch`)
 //   rollback_failed{why}                 NOT terminal: the venv needs `stackup rollback`
 // A journal whose last record is not terminal is an interrupted transaction.
 // A run that ends normally writes <state>/last-apply.json and removes the
@@ -20,6 +27,7 @@
 // `stackup rollback` resolves it by closing it (there is nothing to restore).
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -41,6 +49,9 @@ enum class RecordKind {
     committed,
     rolled_back,
     rollback_failed,
+    switching,
+    discarded,
+    staged,
 };
 
 std::string_view to_string(RecordKind kind);
@@ -58,6 +69,10 @@ struct Record {
     std::size_t step = 0;      // step_running, step_verified (1-based)
     std::string name;          // step_running
     std::string why;           // rolling_back, rollback_failed, rolled_back (optional)
+    std::string mode;          // started: "blue-green" or "in-place" ("" in journals written before: in place)
+    std::string generation;    // switching: the id of the generation being switched in
+    std::uint64_t clone_inode = 0;  // switching: the root inode of the clone
+    std::uint64_t live_inode = 0;   // switching: the root inode of the venv before the switch
     friend bool operator==(const Record&, const Record&) = default;
 };
 
@@ -82,7 +97,14 @@ struct OpenTransaction {
     RecordKind last = RecordKind::started;
     std::string why;                 // of rolling_back / rollback_failed
     std::string last_time;
-    bool touched() const { return !snapshot_id.empty(); }
+    bool blue_green = false;         // the run built the next generation beside the venv
+    bool switching = false;          // blue/green: it reached the exchange (switching record)
+    std::string generation;          // switching: the generation being switched in
+    std::uint64_t clone_inode = 0;
+    std::uint64_t live_inode = 0;
+    // Whether the venv may differ from the run's snapshot: in place once the snapshot
+    // exists; blue/green only once it reached the exchange.
+    bool touched() const { return blue_green ? switching : !snapshot_id.empty(); }
     // "step 2 (sgl-kernel) running", "rolling back", ...
     std::string where() const;
 };
@@ -113,7 +135,7 @@ std::filesystem::path last_apply_path(const std::filesystem::path& state_dir);
 struct LastApply {
     std::string when;
     std::string manifest;
-    std::string result;        // "committed", "rolled back"
+    std::string result;        // "committed", "rolled back", "failed, nothing changed", "staged"
     std::string detail;        // why it rolled back, or who closed it
     std::string snapshot_id;   // the apply's snapshot, or the one a rollback restored
     std::string command = "apply";  // "apply" or "rollback" (files written before it was recorded: apply)
@@ -124,12 +146,27 @@ struct LastApply {
 // Records `last` as the last transaction (whole file, atomically).
 void record_last(const std::filesystem::path& state_dir, const LastApply& last);
 
+// A generation `apply --stage` built and verified, waiting for `stackup switch`
+// (<state>/staged.json, format 1). Its tree is the ready folder of its base.
+struct StagedGeneration {
+    std::string generation_id;  // the staged generation
+    std::string base_id;        // the generation the venv was when it was built: switch refuses any other
+    std::string manifest;
+    std::string created;
+    friend bool operator==(const StagedGeneration&, const StagedGeneration&) = default;
+};
+
+[[nodiscard]] std::optional<StagedGeneration> staged_generation(const std::filesystem::path& state_dir);
+void record_staged(const std::filesystem::path& state_dir, const StagedGeneration& staged);
+void clear_staged(const std::filesystem::path& state_dir);
+
 // The writer. Not copyable; one per run, under the venv lock.
 class Journal {
 public:
     // Creates <state>/journal afresh with its started record.
+    // `mode`: "blue-green" or "in-place".
     [[nodiscard]] static Journal begin(const std::filesystem::path& state_dir, const std::string& manifest,
-                                       const std::string& venv);
+                                       const std::string& venv, const std::string& mode = "in-place");
     // Reopens an existing journal to append to it (rollback closing an interrupted run).
     [[nodiscard]] static Journal reopen(const std::filesystem::path& state_dir);
 

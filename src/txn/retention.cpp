@@ -1,5 +1,7 @@
 #include "txn/retention.hpp"
 
+#include <set>
+
 #include "base/log.hpp"
 #include "txn/journal.hpp"
 
@@ -7,10 +9,21 @@ namespace stackup::txn {
 
 std::vector<std::string> prune(snapshot::Store& store, const std::filesystem::path& state_dir,
                                const std::filesystem::path& venv, int keep, const std::string& keep_id) {
-    std::string needed;
+    // Never the live generation, nor what an interrupted run or a staged generation needs.
+    // The ones an interrupted run needs are kept aside; the live and staged ones count as kept.
+    std::set<std::string> needed;
+    std::set<std::string> kept_anyway{keep_id};
     try {
         if (auto open = open_transaction(state_dir)) {
-            needed = open->snapshot_id;
+            needed.insert({open->snapshot_id, open->generation});
+        }
+        if (auto staged = staged_generation(state_dir)) {
+            kept_anyway.insert({staged->base_id, staged->generation_id});
+        }
+        if (keep_id.empty()) {
+            if (auto live = store.live(venv)) {
+                kept_anyway.insert(live->id);
+            }
         }
     } catch (const std::exception& e) {
         base::log::warn(std::string("not pruning: ") + e.what());
@@ -19,10 +32,10 @@ std::vector<std::string> prune(snapshot::Store& store, const std::filesystem::pa
     std::vector<std::string> doomed;
     int kept = 0;
     for (const auto& info : store.list()) {  // newest first
-        if (info.venv != venv || info.id == needed) {
+        if (info.venv != venv || needed.count(info.id) != 0) {
             continue;
         }
-        if (info.id == keep_id || kept < keep) {
+        if (kept_anyway.count(info.id) != 0 || kept < keep) {
             ++kept;
             continue;
         }

@@ -1,35 +1,57 @@
 #include "txn/rollback.hpp"
 
+#include <algorithm>
+
 #include "base/error.hpp"
+#include "base/log.hpp"
 #include "base/system.hpp"
+#include "base/text.hpp"
 #include "txn/journal.hpp"
 #include "txn/lock.hpp"
+#include "txn/recover.hpp"
 
 namespace stackup::txn {
 
 namespace {
 
+// `text` is a generation number ("3") or a snapshot id.
+std::optional<snapshot::SnapshotInfo> find_generation(const snapshot::Store& store, const std::string& text) {
+    if (!text.empty() && std::all_of(text.begin(), text.end(), base::is_ascii_digit)) {
+        for (const auto& info : store.list()) {
+            if (std::to_string(info.generation) == text) {
+                return info;
+            }
+        }
+        return std::nullopt;
+    }
+    return store.find(text);
+}
+
 snapshot::SnapshotInfo find_target(const snapshot::Store& store, const Options& options,
-                                   const std::optional<std::string>& id) {
+                                   const std::optional<std::string>& id,
+                                   const std::optional<snapshot::SnapshotInfo>& live) {
     std::optional<snapshot::SnapshotInfo> target;
     if (id) {
-        target = store.find(*id);
+        target = find_generation(store, *id);
         if (!target) {
             // A mistake, not a failed restore: nothing was touched.
-            throw Error(ExitCode::usage, "no snapshot '" + *id + "' in " + options.state_dir.string() +
-                                             " (`stackup snapshots list` shows them); nothing was touched");
+            throw Error(ExitCode::usage, "no generation or snapshot '" + *id + "' in " + options.state_dir.string() +
+                                             " (`stackup history` shows them); nothing was touched");
         }
-    } else {
+    } else if (live && !live->parent.empty()) {
+        target = store.find(live->parent);  // the one the live generation was built from
+    }
+    if (!target) {
         for (const auto& info : store.list()) {
-            if (info.venv == options.venv) {
+            if (info.venv == options.venv && (!live || info.id != live->id)) {
                 target = info;
                 break;
             }
         }
-        if (!target) {
-            throw Error(ExitCode::usage, "nothing to roll back to: no snapshot of " + options.venv.string() + " in " +
-                                             options.state_dir.string() + "; nothing was touched");
-        }
+    }
+    if (!target) {
+        throw Error(ExitCode::usage, "nothing to roll back to: no snapshot of " + options.venv.string() + " in " +
+                                         options.state_dir.string() + "; nothing was touched");
     }
     if (target->venv != options.venv) {
         throw Error(ExitCode::usage, "snapshot " + target->id + " is of " + target->venv.string() + ", not of " +
@@ -39,9 +61,9 @@ snapshot::SnapshotInfo find_target(const snapshot::Store& store, const Options& 
 }
 
 std::vector<std::string> restore(const snapshot::Store& store, const snapshot::SnapshotInfo& target,
-                                 const Options& options) {
+                                 const Options& options, const std::string& keep_as) {
     try {
-        return store.restore(target.id, options.venv).warnings;
+        return store.restore(target.id, options.venv, keep_as).warnings;
     } catch (const Error&) {
         throw;
     } catch (const std::exception& e) {
@@ -62,21 +84,86 @@ RollbackReport close_untouched(snapshot::Store& store, const Options& options, c
     return report;
 }
 
+// The generation the venv is now, so that the tree the rollback replaces stays one (and the
+// rollback can be undone): the recorded one, or a snapshot taken now when the venv changed
+// since (hard links: an lstat per entry and a link per new file). None where the venv cannot
+// be exchanged: an in-place restore replaces the tree for good.
+std::optional<snapshot::SnapshotInfo> generation_of_live(snapshot::Store& store, const Options& options,
+                                                         RollbackReport& report) {
+    if (auto live = store.live(options.venv)) {
+        return live;
+    }
+    if (store.exchange_blocker(options.venv)) {
+        return std::nullopt;
+    }
+    try {
+        snapshot::CreateRequest request;
+        request.label = "before rollback";
+        request.strategy = snapshot::Strategy::hardlink;
+        auto taken = store.create(options.venv, request);
+        report.warnings.push_back("the venv had changed since its last generation: kept as generation " +
+                                  std::to_string(taken.generation) + " (" + taken.id + ")");
+        return taken;
+    } catch (const std::exception& e) {
+        report.warnings.push_back(std::string("the replaced tree is not kept (no generation of it): ") + e.what());
+        return std::nullopt;
+    }
+}
+
+void discard_staged(snapshot::Store& store, const Options& options, RollbackReport& report) {
+    std::optional<StagedGeneration> staged;
+    try {
+        staged = staged_generation(options.state_dir);
+    } catch (const std::exception& e) {
+        report.warnings.push_back(e.what());
+    }
+    if (!staged) {
+        return;
+    }
+    try {
+        (void)store.remove(staged->generation_id);
+    } catch (const std::exception&) {
+    }
+    clear_staged(options.state_dir);
+    report.warnings.push_back("discarded the staged generation " + staged->generation_id +
+                              ": it was built from the venv this rollback replaces");
+}
+
 }  // namespace
 
 RollbackReport rollback(const Options& options, const std::optional<std::string>& id) {
     auto lock = acquire_lock(options.state_dir, "rollback");
     snapshot::Store store(options.state_dir);
     auto open = open_transaction(options.state_dir);
-    if (open && !open->touched() && !id) {
+    if (open && open->blue_green && !switched_in(*open, options.venv) && !id) {
+        RollbackReport report;
+        report.closed = open;
+        report.warnings.push_back(resolve_blue_green(store, options.state_dir, options.venv, *open));
+        report.nothing_changed = true;
+        return report;
+    }
+    if (open && !open->blue_green && !open->touched() && !id) {
         return close_untouched(store, options, *open);
+    }
+    RollbackReport report;
+    discard_staged(store, options, report);
+    std::optional<snapshot::SnapshotInfo> live;
+    if (open && open->blue_green) {
+        live = store.find(open->generation);  // switched in, never committed
+    } else {
+        live = generation_of_live(store, options, report);
     }
     // An interrupted run's own snapshot is the state it left from, not merely the latest.
     auto wanted = id ? id : (open ? std::optional<std::string>(open->snapshot_id) : std::nullopt);
-    auto target = find_target(store, options, wanted);
-    std::vector<std::string> warnings;
+    auto target = find_target(store, options, wanted, live);
+    if (live && live->id == target.id) {
+        throw Error(ExitCode::usage, "generation " + std::to_string(target.generation) + " (" + target.id +
+                                         ") is the venv already; nothing was touched");
+    }
+    const std::string keep_as = live ? live->id : "";
     try {
-        warnings = restore(store, target, options);
+        auto warnings = restore(store, target, options, keep_as);
+        report.warnings.insert(report.warnings.end(), warnings.begin(), warnings.end());
     } catch (const Error& e) {
         if (open) {
             try {
@@ -100,9 +187,18 @@ RollbackReport rollback(const Options& options, const std::optional<std::string>
     try {
         record_last(options.state_dir, {base::utc_now(), target.manifest, "rolled back", detail, target.id, "rollback"});
     } catch (const std::exception& e) {
-        warnings.push_back(std::string("cannot record the rollback for `stackup status`: ") + e.what());
+        report.warnings.push_back(std::string("cannot record the rollback for `stackup status`: ") + e.what());
     }
-    return {target.id, target.dir, target.created, warnings, open};
+    report.snapshot_id = target.id;
+    report.snapshot_path = target.dir;
+    report.created = target.created;
+    report.generation = target.generation;
+    report.closed = open;
+    if (live) {
+        report.replaced_id = live->id;
+        report.replaced_generation = live->generation;
+    }
+    return report;
 }
 
 }  // namespace stackup::txn

@@ -1,5 +1,7 @@
 #include "txn/snapshots.hpp"
 
+#include <algorithm>
+
 #include "base/error.hpp"
 #include "manifest/environment.hpp"
 #include "txn/journal.hpp"
@@ -52,10 +54,26 @@ snapshot::SnapshotInfo show_snapshot(const Options& options, const std::string& 
     return find_own(store, options, id);
 }
 
+History history(const Options& options) {
+    History out;
+    out.generations = list_snapshots(options);
+    std::reverse(out.generations.begin(), out.generations.end());
+    snapshot::Store store(options.state_dir);
+    if (auto live = store.live(options.venv)) {
+        out.live_id = live->id;
+    }
+    out.staged = staged_generation(options.state_dir);
+    return out;
+}
+
 void delete_snapshot(const Options& options, const std::string& id) {
     auto lock = acquire_lock(options.state_dir, "snapshots delete " + id);
     snapshot::Store store(options.state_dir);
     auto info = find_own(store, options, id);
+    if (auto live = store.live(options.venv); live && live->id == info.id) {
+        throw Error(ExitCode::usage, "snapshot " + id + " is generation " + std::to_string(info.generation) +
+                                         ", the live venv; not deleting it");
+    }
     if (info.id == needed_snapshot(options)) {
         throw Error(ExitCode::interrupted, "snapshot " + id +
                                                " is the way back for an interrupted run; not deleting it (run "

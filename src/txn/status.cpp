@@ -2,6 +2,7 @@
 
 #include "base/lock.hpp"
 #include "txn/lock.hpp"
+#include "txn/recover.hpp"
 #include "txn/snapshots.hpp"
 
 namespace stackup::txn {
@@ -39,7 +40,16 @@ StatusReport status(const Options& options) {
     report.open = open_transaction(options.state_dir);
     report.last = last_apply(options.state_dir);
     report.snapshots = list_snapshots(options);
-    report.usage = snapshot::Store(options.state_dir).usage();
+    snapshot::Store store(options.state_dir);
+    report.usage = store.usage();
+    if (report.open && report.open->blue_green) {
+        report.venv_state = blue_green_state(*report.open, options.venv);
+    }
+    try {
+        report.live = store.live(options.venv);
+        report.staged = staged_generation(options.state_dir);
+    } catch (const std::exception&) {  // status reports what it can read
+    }
     return report;
 }
 

@@ -34,6 +34,9 @@ struct StatusReport {
     std::optional<LastApply> last;
     std::vector<snapshot::SnapshotInfo> snapshots;   // newest first
     snapshot::StoreUsage usage;            // disk use of the whole store
+    std::string venv_state;                // an interrupted blue/green run: which tree the venv holds
+    std::optional<snapshot::SnapshotInfo> live;     // the generation the venv is (none: changed since, or none taken)
+    std::optional<StagedGeneration> staged;         // built by `apply --stage`, waiting for `stackup switch`
     // An open journal whose run is gone (its lock free, or held only by an orphan).
     bool interrupted() const { return open && lock.state != LockStatus::held; }
 };

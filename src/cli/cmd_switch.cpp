@@ -1,0 +1,35 @@
+// stackup switch [MANIFEST]: puts the generation `apply --stage` built into the venv.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "txn/journal.hpp"
+#include "txn/switch.hpp"
+
+namespace stackup::cli {
+
+std::function<int()> setup_switch(CLI::App& sub, const CommonOptions& common) {
+    auto manifest_path = std::make_shared<std::string>();
+    sub.add_option("manifest", *manifest_path, "a manifest naming the venv (or pass --venv)")->type_name("MANIFEST");
+    return [manifest_path, &common] {
+        std::optional<manifest::Manifest> m;
+        if (!manifest_path->empty()) {
+            m = load_manifest(*manifest_path, common);
+        }
+        auto options = txn_options(common, m ? &*m : nullptr);
+        auto r = txn::switch_staged(options);
+        common.doc->body()["generation"] = {{"id", r.generation_id}, {"number", r.generation}};
+        common.doc->body()["previous"] = {{"id", r.previous_id}, {"number", r.previous}};
+        common.doc->body()["manifest"] = r.manifest;
+        if (common.verbosity != Verbosity::quiet) {
+            std::cout << "switched: " << options.venv.string() << " is generation " << r.generation << " ("
+                      << r.generation_id << ", staged from " << r.manifest << "), exchanged in one rename.\n"
+                      << "to undo: " << txn::command_for("rollback", options.venv, options.state_dir) << "\n";
+        }
+        return 0;
+    };
+}
+
+}  // namespace stackup::cli

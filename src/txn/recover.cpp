@@ -1,0 +1,41 @@
+#include "txn/recover.hpp"
+
+#include <sys/stat.h>
+
+namespace stackup::txn {
+
+bool switched_in(const OpenTransaction& open, const std::filesystem::path& venv) {
+    struct stat st {};
+    return open.switching && ::lstat(venv.c_str(), &st) == 0 &&
+           static_cast<std::uint64_t>(st.st_ino) == open.clone_inode;
+}
+
+std::string blue_green_state(const OpenTransaction& open, const std::filesystem::path& venv) {
+    if (switched_in(open, venv)) {
+        return "the venv is the verified new generation " + open.generation + " (it was switched in before the run died)";
+    }
+    return "nothing was changed in " + venv.string() + " (the run died before its switch)";
+}
+
+std::string resolve_blue_green(snapshot::Store& store, const std::filesystem::path& state_dir,
+                               const std::filesystem::path& venv, const OpenTransaction& open) {
+    const std::string who = "an earlier apply of " + open.manifest + " (pid " + std::to_string(open.pid) + ")";
+    auto journal = Journal::reopen(state_dir);
+    if (switched_in(open, venv)) {
+        journal.close(RecordKind::committed, "completed by a later run: generation " + open.generation +
+                                                 " had been switched in before the run died");
+        return who + " died right after its switch: " + venv.string() + " is its verified generation " +
+               open.generation + "; its journal is closed as committed";
+    }
+    if (!open.generation.empty()) {
+        try {
+            (void)store.remove(open.generation);  // recorded, never switched in: its tree is a discarded clone
+        } catch (const std::exception&) {
+        }
+    }
+    journal.close(RecordKind::discarded, "closed by a later run: the run died before its switch; nothing was changed");
+    return who + " died before its switch: nothing was changed in " + venv.string() +
+           "; its clone is discarded and its journal closed";
+}
+
+}  // namespace stackup::txn

@@ -1,0 +1,29 @@
+#pragma once
+// What an interrupted blue/green run left, and how the next run resolves it.
+// A blue/green run changes the venv only by one exchange, so the venv is
+// either its old tree or the verified new one; the venv's root inode against
+// the journal's `switching` record tells which.
+
+#include <filesystem>
+#include <string>
+
+#include "snapshot/store.hpp"
+#include "txn/journal.hpp"
+
+namespace stackup::txn {
+
+// Whether the interrupted blue/green run `open` had switched its generation in:
+// the venv's root directory is the clone it recorded. Looks, changes nothing.
+[[nodiscard]] bool switched_in(const OpenTransaction& open, const std::filesystem::path& venv);
+
+// "the venv is the new generation 4 (switched in before the run died)" or "nothing was changed in V".
+[[nodiscard]] std::string blue_green_state(const OpenTransaction& open, const std::filesystem::path& venv);
+
+// Closes the journal of an interrupted blue/green run and keeps what is live: committed
+// when it had switched (its generation is verified and recorded), discarded when it had
+// not (a generation it recorded but never switched in is removed). Returns one line
+// saying what was found and done.
+std::string resolve_blue_green(snapshot::Store& store, const std::filesystem::path& state_dir,
+                               const std::filesystem::path& venv, const OpenTransaction& open);
+
+}  // namespace stackup::txn

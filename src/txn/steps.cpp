@@ -1,0 +1,262 @@
+#include "txn/steps.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "base/fs.hpp"
+#include "base/url.hpp"
+#include "installer/runner.hpp"
+#include "txn/checks.hpp"
+#include "txn/preflight.hpp"
+#include "txn/state_dir.hpp"
+
+namespace stackup::txn {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::vector<std::string> redacted(const std::vector<std::string>& argv) {
+    std::vector<std::string> out;
+    for (const auto& arg : argv) {
+        out.push_back(base::redact(arg));
+    }
+    return out;
+}
+
+std::map<std::string, std::string> versions_of(const venv::Facts& facts) {
+    std::map<std::string, std::string> out;
+    for (const auto& d : facts.distributions) {
+        out[d.normalized] = d.version;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<PackageRow> package_rows(const manifest::Step* step, const venv::Facts& before,
+                                     const venv::Facts& after) {
+    auto was = versions_of(before);
+    auto now = versions_of(after);
+    std::set<std::string> names;
+    for (const auto& req : step ? step->packages : std::vector<pep::Requirement>{}) {
+        names.insert(req.normalized_name());
+    }
+    for (const auto& [name, version] : now) {
+        if (!was.count(name) || was[name] != version) {
+            names.insert(name);
+        }
+    }
+    for (const auto& [name, _] : was) {
+        if (!now.count(name)) {
+            names.insert(name);
+        }
+    }
+    std::vector<PackageRow> rows;
+    for (const auto& name : names) {
+        rows.push_back({name, was.count(name) ? was[name] : "", now.count(name) ? now[name] : ""});
+    }
+    return rows;
+}
+
+namespace {
+
+// A mismatch on one of the step's own packages that uv left alone (same
+// version, no " + " or " ~ " line) means the installer did nothing: the
+// "Audited"/"Checked" no-op.
+std::vector<std::string> unchanged_failing_packages(const manifest::Step& step, const StepReport& r) {
+    std::vector<std::string> out;
+    for (const auto& req : step.packages) {
+        std::string name = req.normalized_name();
+        auto row = std::find_if(r.packages.begin(), r.packages.end(), [&](const PackageRow& p) { return p.name == name; });
+        bool unchanged = row != r.packages.end() && row->before == row->after && !row->after.empty();
+        // A " ~ " reinstall did run: if it still fails, the build itself is wrong.
+        const auto* change = r.summary.change_of(name);
+        bool uv_touched = change != nullptr && change->kind != installer::PackageChange::Kind::removed;
+        bool failing = std::any_of(r.mismatches.begin(), r.mismatches.end(),
+                                   [&](const verify::Mismatch& m) { return m.dist == name; });
+        if (unchanged && !uv_touched && failing) {
+            out.push_back(name + " " + row->after);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+Outcome outcome_of(const std::vector<StepReport>& steps) {
+    for (const auto& s : steps) {
+        if (s.status == StepStatus::installer_failed || s.status == StepStatus::installer_no_op) {
+            return Outcome::installer_failed;
+        }
+        if (s.status == StepStatus::verification_failed) {
+            return Outcome::verification_failed;
+        }
+    }
+    return Outcome::applied;
+}
+
+// Returns false when the step failed; the report says how.
+bool StepRunner::step(std::size_t i, venv::Facts& facts, ApplyReport& report) {
+    const manifest::Step& step = m_.steps[i];
+    StepReport& r = report.steps[i];
+    r.requirements = requirement_lines(report.plan.steps.at(i), step);
+    auto removal = removal_invocation(step, facts, r);
+    auto install = install_invocation(i, step, r);
+    observer_.step_started(i, m_.steps.size(), r);
+    auto started = Clock::now();
+    bool ran = run_installer(r, removal) && run_installer(r, install);
+    if (!ran) {
+        r.status = StepStatus::installer_failed;
+        report.failure = "step '" + step.name + "': the installer failed (" + r.installer_error + ")";
+        r.seconds = seconds_since(started);
+        observer_.step_finished(i, r);
+        return false;
+    }
+    if (mode_ == installer::Mode::dry_run) {
+        // uv changed nothing, so there is nothing to verify: its report is the result.
+        r.status = StepStatus::ok;
+        r.seconds = seconds_since(started);
+        observer_.step_finished(i, r);
+        return true;
+    }
+    venv::Facts after = probe_after(i, r);
+    r.packages = package_rows(&step, facts, after);
+    if (r.mismatches.empty()) {
+        r.checks = verify::judge_all(m_, i, after);
+        auto broken = judge_requirements(step.name, after);
+        r.checks.insert(r.checks.end(), broken.begin(), broken.end());
+        r.mismatches = verify::failures(r.checks);
+    }
+    r.seconds = seconds_since(started);
+    facts = std::move(after);
+    judge(i, report);
+    observer_.step_finished(i, r);
+    return r.status == StepStatus::ok;
+}
+
+// What the venv's requirements looked like before the first step: only what a step breaks counts.
+void StepRunner::set_baseline(const venv::Facts& facts) {
+    baseline_ = verify::broken_requirements(facts.distributions, facts.markers);
+}
+
+void StepRunner::checks(ApplyReport& report) {
+    for (const auto& check : m_.checks) {
+        CheckReport c = run_check(m_, options_.venv, env_, check);
+        observer_.check_finished(c);
+        if (!c.ok) {
+            report.mismatches.push_back(check_mismatch(c));
+        }
+        report.checks.push_back(std::move(c));
+    }
+    if (!report.mismatches.empty()) {
+        report.outcome = Outcome::verification_failed;
+        report.failure = "a check failed after the last step: " + verify::describe(report.mismatches.front());
+    }
+}
+
+// The uninstall of what the step's `remove:` matches in the venv as it is now (an
+// earlier step may have added some); nullopt when it matches nothing.
+std::optional<installer::Invocation> StepRunner::removal_invocation(const manifest::Step& step, const venv::Facts& facts,
+                                                        StepReport& r) const {
+    std::vector<std::string> names;
+    for (const auto& removal : plan::resolve_removals(step, facts.distributions)) {
+        if (!removal.name.empty() && std::find(names.begin(), names.end(), removal.name) == names.end()) {
+            names.push_back(removal.name);
+        }
+    }
+    if (names.empty()) {
+        return std::nullopt;
+    }
+    auto invocation = installer::removal_invocation(m_, names, options_.uv, options_.venv, options_.caller_env, mode_);
+    r.remove_argv = redacted(invocation.argv);
+    return invocation;
+}
+
+// The step's uv install, its requirements file written; nullopt for a step that only removes.
+std::optional<installer::Invocation> StepRunner::install_invocation(std::size_t i, const manifest::Step& step, StepReport& r) {
+    if (r.requirements.empty()) {
+        return std::nullopt;  // it only removes, or every package's marker is false here
+    }
+    auto file = requirements_dir_ / requirements_file({}, i).filename();
+    std::filesystem::create_directories(requirements_dir_);
+    base::write_file_atomic(file, installer::requirements_text(r.requirements));
+    auto invocation = installer::step_invocation(m_, step, file, options_.uv, options_.venv, options_.caller_env, mode_);
+    r.argv = redacted(invocation.argv);
+    return invocation;
+}
+
+// Runs one uv command (none: nothing to do); false, with the report's installer_error set, when it failed.
+bool StepRunner::run_installer(StepReport& r, const std::optional<installer::Invocation>& invocation) {
+    if (!invocation) {
+        return true;
+    }
+    auto run = installer::run(*invocation, [&](std::string_view line) { observer_.installer_line(line); });
+    r.summary.merge(run.summary);
+    if (!run.process.ok()) {
+        r.installer_error = "uv " + run.process.describe();
+        return false;
+    }
+    return true;
+}
+
+// Requirements the steps so far broke (pip check against the venv before the apply).
+std::vector<verify::Judgement> StepRunner::judge_requirements(const std::string& step, const venv::Facts& after) const {
+    auto broken = verify::new_breakage(baseline_, verify::broken_requirements(after.distributions, after.markers));
+    std::vector<verify::Judgement> out;
+    for (const auto& b : broken) {
+        bool allowed = std::find(m_.allow_unmet.begin(), m_.allow_unmet.end(), b.dist) != m_.allow_unmet.end();
+        std::string found = b.version + " needs it; " + b.problem +
+                            (allowed ? " (accepted: allow_unmet lists " + b.dist + ")"
+                                     : " (to accept it, add " + b.dist + " to allow_unmet)");
+        out.push_back({step, b.dist, "requires", b.requirement, found, allowed});
+    }
+    if (broken.empty()) {
+        std::string found = baseline_.empty() ? "none broken"
+                                              : "none newly broken (" + std::to_string(baseline_.size()) +
+                                                    " already broken before the apply, left as they were)";
+        out.push_back({step, "", "requires", "every installed requirement still met", found, true});
+    }
+    return out;
+}
+
+// The venv after a step; a venv whose python no longer answers fails the step.
+venv::Facts StepRunner::probe_after(std::size_t i, StepReport& r) {
+    auto requests = verify::import_requests(verify::expectations_through(m_, i));
+    try {
+        return venv::probe(options_.venv, requests, env_);
+    } catch (const Error& e) {
+        r.mismatches.push_back({m_.steps[i].name, "", "probe", "the venv's python answers", e.what()});
+        return {};
+    }
+}
+
+void StepRunner::judge(std::size_t i, ApplyReport& report) {
+    StepReport& r = report.steps[i];
+    if (r.mismatches.empty()) {
+        r.status = StepStatus::ok;
+        return;
+    }
+    report.mismatches = r.mismatches;
+    auto unchanged = unchanged_failing_packages(m_.steps[i], r);
+    if (!unchanged.empty()) {
+        r.status = StepStatus::installer_no_op;
+        std::string names;
+        for (const auto& u : unchanged) {
+            names += (names.empty() ? "" : ", ") + u;
+        }
+        report.failure = "step '" + r.name + "': installer no-op: " + names +
+                         " did not change and does not meet the step (" + verify::describe(r.mismatches.front()) +
+                         ")";
+    } else {
+        r.status = StepStatus::verification_failed;
+        report.failure = "verification failed: " + verify::describe(r.mismatches.front());
+    }
+}
+
+}  // namespace stackup::txn

@@ -1,0 +1,107 @@
+#include "txn/switch.hpp"
+
+#include <sys/stat.h>
+
+#include "base/error.hpp"
+#include "base/failpoint.hpp"
+#include "base/log.hpp"
+#include "snapshot/store.hpp"
+#include "txn/journal.hpp"
+#include "txn/lock.hpp"
+#include "txn/recover.hpp"
+
+namespace stackup::txn {
+
+namespace {
+
+snapshot::SnapshotInfo find_or_refuse(const snapshot::Store& store, const std::filesystem::path& state_dir,
+                                      const std::string& id, const char* what) {
+    auto info = store.find(id);
+    if (!info) {
+        clear_staged(state_dir);
+        throw Error(ExitCode::usage, std::string("the staged generation's ") + what + " " + id +
+                                         " is gone; nothing was touched (stage again with `stackup apply --stage`)");
+    }
+    return *info;
+}
+
+std::uint64_t root_inode(const std::filesystem::path& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_ino) : 0;
+}
+
+}  // namespace
+
+SwitchReport switch_staged(const Options& options) {
+    auto lock = acquire_lock(options.state_dir, "switch");
+    snapshot::Store store(options.state_dir);
+    if (auto open = open_transaction(options.state_dir)) {
+        if (!open->blue_green) {
+            throw Error(ExitCode::interrupted, describe_interrupted(*open, options.state_dir));
+        }
+        base::log::warn(resolve_blue_green(store, options.state_dir, options.venv, *open));
+    }
+    auto staged = staged_generation(options.state_dir);
+    if (!staged) {
+        throw Error(ExitCode::usage, "nothing is staged for " + options.venv.string() +
+                                         "; `stackup apply --stage MANIFEST` builds the next generation");
+    }
+    const auto base = find_or_refuse(store, options.state_dir, staged->base_id, "base");
+    auto next = find_or_refuse(store, options.state_dir, staged->generation_id, "generation");
+    auto live = store.live(options.venv);
+    if (!live || live->id != base.id) {
+        std::string now = live ? "it is generation " + std::to_string(live->generation) + " (" + live->id + ") now"
+                               : "it changed since";
+        if (!live) {
+            auto drift = store.drift(base, options.venv);
+            if (!drift.empty()) {
+                now += " (" + std::to_string(drift.size()) + " change(s), first: " + drift.front() + ")";
+            }
+        }
+        throw Error(ExitCode::preflight_failed,
+                    "the staged generation " + std::to_string(next.generation) + " (" + next.id +
+                        ") was built from generation " + std::to_string(base.generation) + " (" + base.id +
+                        "), but the live venv is no longer that: " + now +
+                        "; nothing was touched: stage it again with `stackup apply --stage`");
+    }
+    const auto clone = store.tree_of(base);
+    auto changed = store.drift(next, clone);
+    if (!changed.empty()) {
+        throw Error(ExitCode::preflight_failed, "the staged tree " + clone.string() + " changed since it was staged (" +
+                                                    changed.front() + "); nothing was touched: stage it again");
+    }
+    if (auto blocker = store.exchange_blocker(options.venv)) {
+        throw Error(ExitCode::preflight_failed, "cannot switch: " + *blocker + "; nothing was touched");
+    }
+    auto journal = Journal::begin(options.state_dir, staged->manifest, options.venv.string(), "blue-green");
+    Record taken;
+    taken.kind = RecordKind::snapshot_taken;
+    taken.snapshot_id = base.id;
+    journal.append(taken);
+    Record switching;
+    switching.kind = RecordKind::switching;
+    switching.generation = next.id;
+    switching.clone_inode = root_inode(clone);
+    switching.live_inode = root_inode(options.venv);
+    journal.append(switching);
+    base::failpoint("before-switch");
+    try {
+        store.exchange(base, options.venv);
+    } catch (const std::exception& e) {
+        journal.close(RecordKind::discarded, std::string("the switch failed: ") + e.what());
+        throw Error(ExitCode::installer_failed, std::string("the switch failed: ") + e.what() +
+                                                    "; nothing was changed in " + options.venv.string());
+    }
+    base::failpoint("after-switch");
+    journal.close(RecordKind::committed, "switched in generation " + next.id + " staged " + staged->created);
+    clear_staged(options.state_dir);
+    next.outcome = "applied";
+    try {
+        store.update(next);
+    } catch (const std::exception& e) {
+        base::log::warn(std::string("cannot record the switch in the generation's record: ") + e.what());
+    }
+    return {next.id, next.generation, base.id, base.generation, staged->manifest};
+}
+
+}  // namespace stackup::txn

@@ -1,0 +1,138 @@
+#include "venv/relocate.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <map>
+#include <optional>
+
+#include "base/fs.hpp"
+#include "base/sha256.hpp"
+
+namespace stackup::venv {
+
+namespace {
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+        text.replace(at, from.size(), to);
+    }
+    return text;
+}
+
+bool is_record(const std::filesystem::path& path) {
+    return path.filename() == "RECORD" && path.parent_path().extension() == ".dist-info";
+}
+
+// One RECORD line: path (maybe quoted), hash, size. The path is everything before the last two commas.
+struct RecordLine {
+    std::string path_text;  // as written, quotes included
+    std::string path;       // unquoted
+};
+
+std::optional<RecordLine> split_record_line(const std::string& line) {
+    const auto size_comma = line.rfind(',');
+    if (size_comma == std::string::npos || size_comma == 0) {
+        return std::nullopt;
+    }
+    const auto hash_comma = line.rfind(',', size_comma - 1);
+    if (hash_comma == std::string::npos) {
+        return std::nullopt;
+    }
+    RecordLine out{line.substr(0, hash_comma), line.substr(0, hash_comma)};
+    if (out.path.size() >= 2 && out.path.front() == '"' && out.path.back() == '"') {
+        out.path = replace_all(out.path.substr(1, out.path.size() - 2), "\"\"", "\"");
+    }
+    return out;
+}
+
+// Brings the lines of `record` that name a rewritten file up to date; whether any changed.
+bool update_record(const std::filesystem::path& record, const std::map<std::filesystem::path, std::string>& contents) {
+    const std::string text = base::read_file(record);
+    const auto site = record.parent_path().parent_path();
+    std::string out;
+    bool changed = false;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        auto end = text.find('\n', start);
+        const bool last = end == std::string::npos;
+        std::string line = text.substr(start, last ? std::string::npos : end - start);
+        const bool cr = !line.empty() && line.back() == '\r';
+        if (cr) {
+            line.pop_back();
+        }
+        if (auto parsed = split_record_line(line)) {
+            const auto target = (site / parsed->path).lexically_normal();
+            if (auto it = contents.find(target); it != contents.end()) {
+                line = parsed->path_text + ",sha256=" + base::sha256_record(it->second) + "," +
+                       std::to_string(it->second.size());
+                changed = true;
+            }
+        }
+        out += line + (cr ? "\r" : "") + (last ? "" : "\n");
+        start = last ? text.size() : end + 1;
+    }
+    if (changed) {
+        struct stat st {};
+        const ::mode_t mode = ::lstat(record.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
+        base::write_file_atomic(record, out, mode);
+    }
+    return changed;
+}
+
+}  // namespace
+
+Relocation relocate(const std::filesystem::path& tree, const std::string& from, const std::string& to,
+                    const std::set<std::uint64_t>& unchanged) {
+    Relocation result;
+    std::map<std::filesystem::path, std::string> rewritten;  // absolute path -> new contents
+    std::vector<std::filesystem::path> records;
+    for (auto it = std::filesystem::recursive_directory_iterator(tree); it != std::filesystem::recursive_directory_iterator();
+         ++it) {
+        struct stat st {};
+        const auto& path = it->path();
+        if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+            unchanged.count(static_cast<std::uint64_t>(st.st_ino)) != 0) {
+            continue;
+        }
+        if (is_record(path)) {
+            records.push_back(path);
+        }
+        std::string text = base::read_file(path);
+        if (text.find(from) == std::string::npos) {
+            continue;
+        }
+        const std::string rel = path.lexically_relative(tree).generic_string();
+        if (path.extension() == ".pyc") {
+            if (::unlink(path.c_str()) != 0) {
+                throw base::errno_error(errno, "cannot remove " + path.string());
+            }
+            result.removed.push_back(rel);
+            continue;
+        }
+        if (text.find('\0') != std::string::npos) {
+            result.refused.push_back(rel);
+            continue;
+        }
+        text = replace_all(std::move(text), from, to);
+        base::write_file_atomic(path, text, st.st_mode & 07777);
+        result.rewritten.push_back(rel);
+        rewritten.emplace(path.lexically_normal(), std::move(text));
+    }
+    if (!rewritten.empty()) {
+        for (const auto& record : records) {
+            if (update_record(record, rewritten)) {
+                result.records.push_back(record.lexically_relative(tree).generic_string());
+            }
+        }
+    }
+    std::sort(result.rewritten.begin(), result.rewritten.end());
+    std::sort(result.removed.begin(), result.removed.end());
+    std::sort(result.records.begin(), result.records.end());
+    std::sort(result.refused.begin(), result.refused.end());
+    return result;
+}
+
+}  // namespace stackup::venv
