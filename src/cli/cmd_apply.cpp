@@ -103,7 +103,7 @@ void print_changes(std::ostream& out, const txn::ApplyReport& r, const Paint& pa
             }
         }
     }
-    out << paint("applied", Color::green) << ": " << r.steps.size() << " step(s), " << changed.size()
+    out << (r.staged ? paint("built", Color::green) : paint("applied", Color::green)) << ": " << r.steps.size() << " step(s), " << changed.size()
         << " package(s) changed" << (changed.empty() ? "." : ":") << "\n";
     for (std::size_t i = 0; i < changed.size() && i < kShown; ++i) {
         const auto& p = changed[i];

@@ -45,7 +45,11 @@ void print_open(std::ostream& out, const txn::StatusReport& r, const std::filesy
         << "  pid:       " << open.pid << (open.host.empty() ? "" : " on " + open.host) << "\n"
         << "  started:   " << open.started << "\n"
         << "  stopped:   " << open.where() << (open.why.empty() ? "" : " (" + open.why + ")") << "\n"
-        << "  snapshot:  " << (open.touched() ? open.snapshot_id : "none taken: the venv was not touched") << "\n";
+        << "  mode:      " << (open.blue_green ? "blue-green (the steps ran in a clone beside the venv)" : "in place")
+        << "\n"
+        << "  snapshot:  "
+        << (!open.snapshot_id.empty() ? open.snapshot_id
+                                      : std::string("none taken: the venv was not touched")) << "\n";
     if (!r.venv_state.empty()) {
         out << "  venv:      " << r.venv_state << "\n";
     }

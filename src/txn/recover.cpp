@@ -34,8 +34,15 @@ std::string resolve_blue_green(snapshot::Store& store, const std::filesystem::pa
         }
     }
     journal.close(RecordKind::discarded, "closed by a later run: the run died before its switch; nothing was changed");
+    std::string left;
+    try {
+        for (const auto& id : store.cleanup_incomplete()) {
+            left += (left.empty() ? "; removed its incomplete snapshot " : ", ") + id;
+        }
+    } catch (const std::exception&) {
+    }
     return who + " died before its switch: nothing was changed in " + venv.string() +
-           "; its clone is discarded and its journal closed";
+           "; its clone is discarded and its journal closed" + left;
 }
 
 }  // namespace stackup::txn

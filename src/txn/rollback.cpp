@@ -150,9 +150,9 @@ RollbackReport rollback(const Options& options, const std::optional<std::string>
     std::optional<snapshot::SnapshotInfo> live;
     if (open && open->blue_green) {
         live = store.find(open->generation);  // switched in, never committed
-    } else {
+    } else if (!open) {
         live = generation_of_live(store, options, report);
-    }
+    }  // an in-place run cut short leaves no tree worth keeping
     // An interrupted run's own snapshot is the state it left from, not merely the latest.
     auto wanted = id ? id : (open ? std::optional<std::string>(open->snapshot_id) : std::nullopt);
     auto target = find_target(store, options, wanted, live);

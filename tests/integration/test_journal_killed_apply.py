@@ -1,4 +1,6 @@
-"""A kill -9 of `stackup apply` in the middle of step 2 (its uv is held inside the index
+"""An IN-PLACE apply (`--snapshot-strategy copy`: a snapshot the venv cannot be switched with,
+so the steps run in the venv itself, the mode used where the venv cannot be exchanged) killed
+with -9 in the middle of step 2 (its uv is held inside the index
 server, fetching the sgl-kernel wheel, after step 1 already installed the cu130 torch)
 leaves a journal that says so: the next `apply` exits 7 naming the run and how to recover,
 `status` exits 7 and shows it (manifest, step, snapshot id, pid), the snapshot it needs
@@ -55,7 +57,8 @@ def scenario(t):
     venv = t.cu128_venv(server)
     manifest = t.manifest(t.upgrade_doc(server, venv))
     before = t.tree(venv)
-    first, log = t.held_apply(server, manifest, "/sglang-cu130/sgl-kernel/sgl_kernel-", "killed-apply.log")
+    first, log = t.held_apply(server, manifest, "/sglang-cu130/sgl-kernel/sgl_kernel-", "killed-apply.log",
+                              "--snapshot-strategy", "copy")
     try:
         killed_pid = first.pid
         kill_hard(first)
@@ -68,6 +71,7 @@ def scenario(t):
     records = journal_records(journals[0])
     print(f"journal: {records}", flush=True)
     check(records[0]["record"] == "started" and records[0]["version"] == 1, "odd first record")
+    check(records[0]["mode"] == "in-place", f"not an in-place run: {records[0]}")
     check(records[0]["pid"] == killed_pid, "the journal does not name the killed pid")
     check(records[-1] == {**records[-1], "record": "step_running", "n": 2, "name": "sgl-kernel"},
           f"the journal does not end in step 2 running: {records[-1]}")
