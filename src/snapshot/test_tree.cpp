@@ -156,6 +156,31 @@ TEST_SUITE("snapshot") {
               problems.end());
     }
 
+    TEST_CASE("diff_drift: what changed in a live tree, not what linking it or importing from it moves") {
+        stackup::testing::TempDir dir;
+        build_fake_venv(dir / "venv");
+        const TreeIndex before = index_tree(dir / "venv", Contents::records);
+        fs::create_hard_link(dir / "venv" / kInit, dir / "elsewhere");  // moves the file's ctime only
+        write_bytes(dir / "venv/lib/__pycache__/x.pyc", "bytecode");    // a python importing: no change
+        CHECK(diff_drift(before, index_tree(dir / "venv", Contents::records)).empty());
+
+        const auto version_inode = inode_of(dir / "venv" / kVersionPy);
+        write_bytes(dir / "venv/new.tmp", "replaced\n");
+        fs::rename(dir / "venv/new.tmp", dir / "venv" / kVersionPy);
+        write_bytes(dir / "venv/stray.py", "x");
+        set_mode(dir / "venv" / kInit, 0600);
+        const auto problems = diff_drift(before, index_tree(dir / "venv", Contents::records));
+        CHECK(std::find(problems.begin(), problems.end(),
+                        "replaced: " + kVersionPy + " (inode " + std::to_string(version_inode) + " -> " +
+                            std::to_string(inode_of(dir / "venv" / kVersionPy)) + ")") != problems.end());
+        CHECK(std::find(problems.begin(), problems.end(), "extra: stray.py") != problems.end());
+        CHECK(std::find(problems.begin(), problems.end(), "mode differs: " + kInit + ": 0644 -> 0600") !=
+              problems.end());
+        // Directory mtimes follow their entries, which are compared themselves.
+        CHECK(std::none_of(problems.begin(), problems.end(),
+                           [](const std::string& p) { return p.starts_with("mtime differs: lib"); }));
+    }
+
     TEST_CASE("diff names each kind of difference") {
         const TreeIndex want = sample_index();
         CHECK(diff(want, want).empty());

@@ -184,4 +184,56 @@ TEST_SUITE("txn") {
             CHECK(e.code() == ExitCode::interrupted);
         }
     }
+
+    TEST_CASE("a blue/green run is touched only once it reached its switch, whose record names both roots") {
+        stackup::testing::TempDir dir;
+        auto j = Journal::begin(dir.path(), "/m/upgrade.yaml", "/v/env", "blue-green");
+        j.append(taken("20261202T160501Z-3fa9"));
+        j.append(step_running(1, "torch"));
+        auto open = open_transaction(dir.path());
+        REQUIRE(open);
+        CHECK(open->blue_green);
+        CHECK_FALSE(open->touched());
+        CHECK(recovery_hint(*open, dir.path()).find("nothing was changed in /v/env") != std::string::npos);
+        Record switching;
+        switching.kind = RecordKind::switching;
+        switching.generation = "20261202T160502Z-0001";
+        switching.clone_inode = 42;
+        switching.live_inode = 7;
+        j.append(switching);
+        auto records = parse_journal(stackup::base::read_file(journal_path(dir.path())), "journal");
+        CHECK(records.back().clone_inode == 42);
+        CHECK(records.back().live_inode == 7);
+        CHECK(records.back().generation == "20261202T160502Z-0001");
+        CHECK(records.front().mode == "blue-green");
+        open = open_transaction(dir.path());
+        REQUIRE(open);
+        CHECK(open->touched());
+        CHECK(open->switching);
+        CHECK(open->clone_inode == 42);
+        CHECK(open->where() == "switching the verified generation in");
+        j.close(RecordKind::discarded, "a check failed");
+        CHECK_FALSE(open_transaction(dir.path()));
+        CHECK(last_apply(dir.path())->result == "failed, nothing changed");
+    }
+
+    TEST_CASE("a journal written before modes were recorded is an in-place run") {
+        stackup::testing::TempDir dir;
+        dir.write("journal", R"({"record":"started","time":"t","manifest":"m","venv":"v","pid":1,"host":"h","version":1})"
+                             "\n" R"({"record":"snapshot_taken","time":"t","id":"s"})" "\n");
+        auto open = open_transaction(dir.path());
+        REQUIRE(open);
+        CHECK_FALSE(open->blue_green);
+        CHECK(open->touched());
+    }
+
+    TEST_CASE("a staged generation is recorded whole and read back") {
+        stackup::testing::TempDir dir;
+        CHECK_FALSE(staged_generation(dir.path()));
+        StagedGeneration staged{"20261202T160502Z-0001", "20261202T160501Z-3fa9", "/m/upgrade.yaml", "2026-12-02T16:05:02Z"};
+        record_staged(dir.path(), staged);
+        CHECK(staged_generation(dir.path()) == staged);
+        clear_staged(dir.path());
+        CHECK_FALSE(staged_generation(dir.path()));
+    }
 }

@@ -1,0 +1,84 @@
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "base/fs.hpp"
+#include "base/sha256.hpp"
+#include "temp_dir.hpp"
+#include "venv/relocate.hpp"
+
+namespace fs = std::filesystem;
+using namespace stackup::venv;
+using stackup::base::read_file;
+using stackup::base::sha256_record;
+
+namespace {
+
+void write(const fs::path& path, const std::string& text) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << text;
+}
+
+std::uint64_t inode(const fs::path& path) {
+    struct stat st {};
+    REQUIRE(::lstat(path.c_str(), &st) == 0);
+    return static_cast<std::uint64_t>(st.st_ino);
+}
+
+}  // namespace
+
+TEST_SUITE("venv") {
+    TEST_CASE("relocate rewrites what the build wrote naming its path, and the RECORD lines of those files") {
+        stackup::testing::TempDir dir;
+        const fs::path tree = dir.path() / "clone";
+        const std::string from = tree.string();
+        const std::string to = "/srv/venv";
+        const auto site = tree / "lib/python3.12/site-packages";
+        const std::string script = "#!" + from + "/bin/python\nfrom tool import main\nmain()\n";
+        write(tree / "bin/tool", script);
+        ::chmod((tree / "bin/tool").c_str(), 0755);
+        write(tree / "bin/old", "#!" + from + "/bin/python\n");  // the live venv's own: never rewritten
+        write(site / "tool-2.0.dist-info/RECORD",
+              "tool/__init__.py,sha256=abc,3\n../../../bin/tool,sha256=stale,10\n\"tool-2.0.dist-info/RE,CORD\",,\n");
+        write(site / "tool/__pycache__/x.cpython-312.pyc", std::string("\0\0", 2) + from + "/lib/tool/x.py");
+        write(site / "tool/_native.so", std::string("ELF\0", 4) + from);
+        write(site / "tool/plain.py", "print('no path here')\n");
+
+        auto moved = relocate(tree, from, to, {inode(tree / "bin/old")});
+        CHECK(moved.rewritten == std::vector<std::string>{"bin/tool"});
+        CHECK(moved.removed == std::vector<std::string>{"lib/python3.12/site-packages/tool/__pycache__/x.cpython-312.pyc"});
+        CHECK(moved.refused == std::vector<std::string>{"lib/python3.12/site-packages/tool/_native.so"});
+        CHECK(moved.records == std::vector<std::string>{"lib/python3.12/site-packages/tool-2.0.dist-info/RECORD"});
+
+        const std::string now = read_file(tree / "bin/tool");
+        CHECK(now == "#!/srv/venv/bin/python\nfrom tool import main\nmain()\n");
+        struct stat st {};
+        REQUIRE(::stat((tree / "bin/tool").c_str(), &st) == 0);
+        CHECK((st.st_mode & 07777) == 0755);
+        CHECK(read_file(tree / "bin/old") == "#!" + from + "/bin/python\n");
+        CHECK(!fs::exists(site / "tool/__pycache__/x.cpython-312.pyc"));
+        CHECK(read_file(site / "tool-2.0.dist-info/RECORD") ==
+              "tool/__init__.py,sha256=abc,3\n../../../bin/tool,sha256=" + sha256_record(now) + "," +
+                  std::to_string(now.size()) + "\n\"tool-2.0.dist-info/RE,CORD\",,\n");
+    }
+
+    TEST_CASE("relocate changes nothing where nothing names the build path") {
+        stackup::testing::TempDir dir;
+        const fs::path tree = dir.path() / "clone";
+        write(tree / "bin/tool", "#!/srv/venv/bin/python\n");
+        const auto before = inode(tree / "bin/tool");
+        auto moved = relocate(tree, tree.string(), "/srv/venv", {});
+        CHECK(moved.rewritten.empty());
+        CHECK(moved.records.empty());
+        CHECK(inode(tree / "bin/tool") == before);
+    }
+
+    TEST_CASE("sha256_record is RECORD's urlsafe base64 without padding") {
+        // python3 -c "import hashlib,base64;print(base64.urlsafe_b64encode(hashlib.sha256(b'hello').digest()).rstrip(b'='))"
+        CHECK(sha256_record("hello") == "LPJNul-wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ");
+    }
+}
