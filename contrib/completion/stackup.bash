@@ -36,7 +36,8 @@ _stackup_expand() {
     printf '%s\n' "$path"
 }
 
-# Snapshot ids: the directory names under <state>/<venv>-<hash>/snapshots/ that
+# Snapshot ids (a generation is a snapshot; rollback --to also takes its number,
+# from `stackup history`): the directory names under <state>/<venv>-<hash>/snapshots/ that
 # hold a snapshot.json. <state> is --state-dir or STACKUP_STATE_DIR, else the
 # .stackup/ beside --venv; with only a manifest on the line, `stackup snapshots
 # list MANIFEST` (it reads snapshot metadata, nothing else). Otherwise: none.
@@ -162,7 +163,7 @@ _stackup_complete_func() {
     local cmd_opts=""
     case $cmd/$sub in
         plan/) cmd_opts="--out" ;;
-        apply/) cmd_opts="--dry-run" ;;
+        apply/) cmd_opts="--dry-run --stage" ;;
         rollback/) cmd_opts="--to" ;;
         init/) cmd_opts="--out --force --target-cuda" ;;
         snapshots/create) cmd_opts="--label" ;;
@@ -175,7 +176,7 @@ _stackup_complete_func() {
 
     case $cmd/$sub in
         /)
-            _stackup_add_lines compgen -W "plan apply verify rollback init snapshots status" -- "$cur"
+            _stackup_add_lines compgen -W "plan apply switch verify rollback history init snapshots status" -- "$cur"
             ;;
         snapshots/)
             _stackup_add_lines compgen -W "create list show delete prune" -- "$cur"
@@ -183,7 +184,8 @@ _stackup_complete_func() {
         apply/)
             ((npos == 0)) && _stackup_files "$cur" yaml yml json  # MANIFEST or a saved PLAN
             ;;
-        plan/ | verify/ | rollback/ | status/ | snapshots/create | snapshots/list | snapshots/prune)
+        plan/ | verify/ | switch/ | rollback/ | history/ | status/ | snapshots/create | snapshots/list | \
+            snapshots/prune)
             ((npos == 0)) && _stackup_files "$cur" yaml yml
             ;;
         snapshots/show | snapshots/delete)

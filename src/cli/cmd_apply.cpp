@@ -161,6 +161,16 @@ int print_outcome(const txn::ApplyReport& r, const txn::Options& o, const Common
     if (r.outcome == txn::Outcome::rollback_failed) {
         std::cerr << "stackup: " << paint("CRITICAL", Color::red) << ": the rollback failed: " << r.rollback_error
                   << "\n  the snapshot taken before the run is " << r.snapshot_path.string() << "\n";
+    } else if (r.mode == txn::Mode::blue_green && !r.live_drift.empty()) {
+        std::cerr << "stackup: " << paint("warning", Color::yellow) << ": the live venv " << o.venv.string()
+                  << " was not switched, but it CHANGED while the next generation was built ("
+                  << r.live_drift.size() << " change(s), first: " << r.live_drift.front()
+                  << "): a file the clone shares with it (hard links) was written in place, by something the "
+                     "build ran or by another process; it keeps that change.\n";
+        if (!r.snapshot_damage.empty()) {
+            std::cerr << "  the generation it was built from no longer matches its files (first: "
+                      << r.snapshot_damage.front() << "): a rollback to it is refused until a fresh one is taken\n";
+        }
     } else if (r.mode == txn::Mode::blue_green) {
         std::cerr << paint("nothing was changed in " + o.venv.string(), Color::green)
                   << ": every step ran in the next generation beside it, which is discarded.\n";

@@ -296,7 +296,7 @@ void add_apply(Document& doc, const txn::ApplyReport& report, bool dry_run) {
                            ? Json(nullptr)
                            : Json{{"id", report.snapshot_id}, {"path", report.snapshot_path.string()}};
     body["rolled_back"] = report.rolled_back;
-    body["changed"] = !dry_run && report.outcome == txn::Outcome::applied && packages_changed(report);
+    body["changed"] = !dry_run && !report.staged && report.outcome == txn::Outcome::applied && packages_changed(report);
     body["would_change"] = dry_run ? Json(report.outcome == txn::Outcome::applied && plan_changes(report.plan))
                                    : Json(nullptr);
     body["pruned"] = report.pruned;
@@ -311,7 +311,9 @@ void add_apply(Document& doc, const txn::ApplyReport& report, bool dry_run) {
                                  : Json{{"id", report.generation_id}, {"number", report.generation}};
         body["switched"] = report.switched;
         body["staged"] = report.staged;
-        body["venv_changed"] = report.switched || (report.mode == txn::Mode::in_place && report.outcome == txn::Outcome::applied);
+        body["venv_changed"] = report.switched || !report.live_drift.empty() ||
+                               (report.mode == txn::Mode::in_place && report.outcome == txn::Outcome::applied);
+        body["live_drift"] = report.live_drift;
         body["relocated"] = report.relocated;
         body["recovered"] = report.recovered;
     }

@@ -384,16 +384,35 @@ private:
         return true;
     }
 
-    // Something else changed the live venv while the clone was built: switching would lose it.
+    // What changed in the live venv since the clone was made. The clone shares every file it
+    // did not replace with the venv (hard links), so an in-place write in the clone (a check
+    // that appends to a file) lands in the venv too, as another process's write would.
+    void check_live() {
+        try {
+            report_.live_drift = store_.drift(base_, options_.venv);
+        } catch (const std::exception& e) {
+            report_.live_drift = {std::string("cannot index the live venv: ") + e.what()};
+        }
+        if (!report_.live_drift.empty()) {
+            try {
+                report_.snapshot_damage = store_.verify(base_.id);
+            } catch (const std::exception&) {
+            }
+        }
+    }
+
+    // Switching would lose what changed in the live venv meanwhile.
     bool live_unchanged() {
-        auto drift = store_.drift(base_, options_.venv);
-        if (drift.empty()) {
+        check_live();
+        if (report_.live_drift.empty()) {
             return true;
         }
         report_.outcome = Outcome::installer_failed;
         report_.failure = "the live venv " + options_.venv.string() + " changed while the next generation was built (" +
-                          std::to_string(drift.size()) + " change(s), first: " + drift.front() +
-                          "); switching would lose that change, so the new generation is discarded";
+                          std::to_string(report_.live_drift.size()) + " change(s), first: " +
+                          report_.live_drift.front() +
+                          "): another process wrote to it, or something run in the clone wrote in place a file the "
+                          "clone shares with it; switching would lose that change, so the new generation is discarded";
         return false;
     }
 
@@ -437,8 +456,11 @@ private:
         note(journal_, RecordKind::committed, "");
     }
 
-    // The live venv was never touched: the clone goes back to being the base's ready tree.
+    // The live venv was never switched: the clone goes back to being the base's ready tree.
     void discard() {
+        if (report_.live_drift.empty()) {
+            check_live();  // a failed step or check may still have written through a shared file
+        }
         if (!generation_.id.empty()) {
             try {
                 (void)store_.remove(generation_.id);
@@ -451,7 +473,10 @@ private:
         } catch (const std::exception& e) {
             base::log::debug("the discarded clone stays as it is until the next prepare: " + std::string(e.what()));
         }
-        note(journal_, RecordKind::discarded, report_.failure + "; nothing was changed in " + options_.venv.string());
+        note(journal_, RecordKind::discarded,
+             report_.failure + (report_.live_drift.empty()
+                                    ? "; nothing was changed in " + options_.venv.string()
+                                    : "; the live venv changed during the build: " + report_.live_drift.front()));
     }
 
     const manifest::Manifest& m_;

@@ -96,6 +96,9 @@ struct ApplyReport {
     bool staged = false;                        // --stage: built and verified, not switched in
     std::vector<std::string> relocated;         // files of the clone rewritten to name the venv's path
     std::vector<std::string> recovered;         // what an earlier, interrupted run left, and what became of it
+    // Blue/green: what changed in the live venv while the next generation was built (another
+    // writer, or an in-place write through a file the clone shares with it); empty when nothing.
+    std::vector<std::string> live_drift;
 
     ExitCode exit_code() const;
 };

@@ -40,10 +40,17 @@ snapshot::SnapshotInfo find_target(const snapshot::Store& store, const Options& 
         }
     } else if (live && !live->parent.empty()) {
         target = store.find(live->parent);  // the one the live generation was built from
+        // A snapshot taken of the live generation as it was holds the same tree: go past it.
+        while (target && target->tree_digest == live->tree_digest && !target->parent.empty()) {
+            target = store.find(target->parent);
+        }
+        if (target && target->tree_digest == live->tree_digest) {
+            target.reset();
+        }
     }
     if (!target) {
         for (const auto& info : store.list()) {
-            if (info.venv == options.venv && (!live || info.id != live->id)) {
+            if (info.venv == options.venv && (!live || (info.id != live->id && info.tree_digest != live->tree_digest))) {
                 target = info;
                 break;
             }

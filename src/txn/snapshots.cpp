@@ -35,7 +35,11 @@ snapshot::SnapshotInfo create_snapshot(const Options& options, const manifest::M
     auto facts = venv::probe(options.venv, {}, env);
     snapshot::Store store(options.state_dir);
     std::string manifest = m != nullptr ? m->source.string() : std::string();
-    return store.create(options.venv, {label, manifest, distribution_pairs(facts), options.snapshot_strategy});
+    snapshot::CreateRequest request{label, manifest, distribution_pairs(facts), options.snapshot_strategy};
+    if (auto live = store.live(options.venv)) {
+        request.parent = live->id;  // the same tree: a rollback goes past it to what came before
+    }
+    return store.create(options.venv, request);
 }
 
 std::vector<snapshot::SnapshotInfo> list_snapshots(const Options& options) {

@@ -42,7 +42,7 @@ StatusReport status(const Options& options) {
     report.snapshots = list_snapshots(options);
     snapshot::Store store(options.state_dir);
     report.usage = store.usage();
-    if (report.open && report.open->blue_green) {
+    if (report.interrupted() && report.open->blue_green) {
         report.venv_state = blue_green_state(*report.open, options.venv);
     }
     try {

@@ -1,12 +1,23 @@
-"""Fleet rollout through Ansible (issue 5 item 5): contrib/ansible's playbook and `stackup`
-module, run by the real ansible-playbook against three inventory hosts that are all this
-machine (connection: local), each with its own venv and manifest, one host per batch.
-host1 upgrades cu128 -> cu130 (changed); host2's manifest expects torch cuda "13.1", so its
-apply fails verification and stackup rolls it back (the task fails carrying stackup's JSON
-errors); the play stops there: host3's venv is untouched and stackup never ran for it.
-host1 once more: stackup reinstalls the same versions, so the task is not "changed". The
-same fleet again two hosts per batch (`-e stackup_batch=2`): max_fail_percentage 0 stops it.
-Then `--check` on a fresh venv: changed (the dry run would upgrade torch), the venv untouched.
+"""Fleet rollout through Ansible: contrib/ansible's two-phase playbook and `stackup` module,
+run by the real ansible-playbook against inventory hosts that are all this machine (connection:
+local), each with its own venv and manifest. Play 1 stages (`apply --stage`) on every host at
+once; play 2 switches (`switch`) one batch at a time, max_fail_percentage 0. Checked against
+the venvs' real state (what their python imports, tree digests, `stackup history`):
+- a1..a3, all good, one host per batch: every host stages before any switches, then each is
+  switched in host order; each imports the cu130 torch and its staged generation is live; the
+  switch is the only "changed" task. a1 once more: a new generation, but no version changed,
+  so nothing is "changed". Then the module's rollback `to` a generation number: a1 is its
+  cu128 tree again, exactly.
+- b1..b3, b2's manifest expects torch cuda "13.1": b2's stage fails with stackup's errors,
+  and the playbook ends before any switch: all three venvs are exactly as before (b1 and b3
+  keep a staged generation, b2 none).
+- c1..c3, two hosts per batch: `--tags stage`, then uv changes c1's venv by hand, then
+  `--tags switch`: c1's switch is refused (exit 3, c1 as uv left it), c2 of the same batch
+  switches, and max_fail_percentage 0 keeps batch 2 (c3) from running at all (ansible-core
+  2.14 goes on to the next batch after a partly failed one without it): c3 keeps its old venv
+  and its staged generation.
+- `--check --diff` on a fresh venv: the stage runs `apply --dry-run` (changed: torch would
+  change), the switch is not run; the venv is untouched and nothing is staged.
 """
 import json
 import os
@@ -15,9 +26,27 @@ import shutil
 
 import harness
 from harness import check, check_module
-from wheels import TORCH_CU128, TORCH_CU130
+from wheels import SGL_KERNEL_CU130, TORCH_CU128, TORCH_CU130
 
 PLAYBOOK = harness.REPO / "contrib" / "ansible" / "upgrade.yml"
+# A playbook of one task: the module's rollback to the generation `-e stackup_to=...` names.
+ROLLBACK = """
+- hosts: gpu
+  gather_facts: false
+  tasks:
+    - name: Roll back
+      stackup:
+        command: rollback
+        venv: "{{ stackup_venv }}"
+        state_dir: "{{ stackup_state_dir }}"
+        stackup: "{{ stackup_bin }}"
+        to: "{{ stackup_to }}"
+"""
+# The playbook's tasks, by name.
+STAGE = "Build and verify the next generation beside the venv"
+STAGE_SHOW = "Show what the switch will change"
+SWITCH = "Switch the staged generation in"
+SWITCH_SHOW = "Show what changed"
 
 # A callback that writes every task result and the recap to a JSON file. ansible-core alone has
 # no `json` stdout callback (that one is in the ansible.posix collection).
@@ -105,7 +134,9 @@ class Ansible:
     def inventory(self, name, hosts):
         """A `gpu` group of local hosts, in this order; hosts: {host: (manifest, venv)}."""
         common = {"ansible_connection": "local", "ansible_python_interpreter": self.python,
-                  "stackup_bin": harness.find_stackup(), "stackup_uv": self.t.uv_path,
+                  # absolute: the module runs in Ansible's temp dir, not here
+                  "stackup_bin": os.path.abspath(harness.find_stackup()),
+                  "stackup_uv": os.path.abspath(self.t.uv_path),
                   "stackup_state_dir": str(self.t.state_dir)}
         doc = {"gpu": {"vars": common, "hosts": {
             host: {"stackup_manifest": str(m), "stackup_venv": str(v)} for host, (m, v) in hosts.items()}}}
@@ -113,11 +144,14 @@ class Ansible:
         path.write_text(json.dumps(doc, indent=2))
         return path
 
-    def playbook(self, inventory, *args):
-        """Runs the example playbook; returns (Result, {"results": [...], "recap": {...}})."""
-        record = self.t.tmp / f"{inventory.stem}-record.json"
+    def playbook(self, inventory, *args, run="all", playbook=PLAYBOOK):
+        """Runs the example playbook (or another that uses the module); returns
+        (Result, {"results": [...], "recap": {...}})."""
+        record = self.t.tmp / f"{inventory.stem}-{run}-record.json"
         env = dict(self.env, STACKUP_TEST_ANSIBLE_RECORD=str(record))
-        r = harness.run([self.exe, "-i", inventory, PLAYBOOK, *args], env=env)
+        if playbook != PLAYBOOK:  # elsewhere the module is not beside the playbook
+            env["ANSIBLE_LIBRARY"] = str(PLAYBOOK.parent / "library")
+        r = harness.run([self.exe, "-i", inventory, playbook, *args], env=env)
         check(record.exists(), "the recorder callback wrote nothing", r)
         return r, json.loads(record.read_text())
 
@@ -133,98 +167,210 @@ def recap_lines(result):
             for m in re.finditer(r"^(\S+)\s+:\s+(.*)$", recap, re.M)}
 
 
-def state_folders(t, venv):
-    return list(t.state_dir.glob(f"{venv.name}-*")) if t.state_dir.exists() else []
+def history(t, venv):
+    """`stackup history --json` of the venv: {"generations", "live", "staged"}."""
+    r = t.stackup("history", "--json", venv=venv)
+    harness.check_rc(r, 0)
+    return json.loads(r.stdout)
 
 
-def fleet(t, ansible, server, names, *args):
-    """Runs the playbook over three fresh cu128 venvs, names[1]'s manifest expecting torch cuda
-    "13.1": names[0] upgrades, names[1] fails and is rolled back, the play stops before names[2].
-    Returns (result, record, names[0]'s apply result, {name: (manifest, venv)})."""
-    first, failing, last = names
-    venvs = {h: t.cu128_venv(server, f"{h}-venv") for h in names}
-    manifests = {h: t.manifest(t.upgrade_doc(server, v, torch_cuda="13.1" if h == failing else "13.0"),
-                               f"{h}.yaml") for h, v in venvs.items()}
-    before = {h: t.tree(v) for h, v in venvs.items()}
-    r, record = ansible.playbook(ansible.inventory(first, {h: (manifests[h], venvs[h]) for h in names}), *args)
-    check(r.rc != 0, f"ansible-playbook passed although {failing}'s apply failed", r)
+def fleet(t, server, names, failing=None):
+    """Fresh cu128 venvs and their cu130 manifests, `failing`'s expecting torch cuda "13.1".
+    Returns ({name: (manifest, venv)}, {name: tree before})."""
+    hosts = {}
+    for h in names:
+        venv = t.cu128_venv(server, f"{h}-venv")
+        doc = t.upgrade_doc(server, venv, torch_cuda="13.1" if h == failing else "13.0")
+        hosts[h] = (t.manifest(doc, f"{h}.yaml"), venv)
+    return hosts, {h: t.tree(v) for h, (_, v) in hosts.items()}
 
-    # The first host: upgraded, changed, its snapshot named.
-    applied = results_of(record, first).get("Apply the manifest", {})
-    res = applied.get("result", {})
-    check(applied.get("status") == "ok" and res.get("changed") is True and res.get("exit_code") == 0
-          and res.get("rolled_back") is False and os.path.isdir(res["snapshot"]["path"]),
-          f"{first}'s apply: {applied}")
+
+def check_staged(record, host):
+    """host's stage task: ok, not changed, a generation staged that upgrades torch (the callers
+    check the venv's tree); returns its generation ({id, number})."""
+    staged = results_of(record, host).get(STAGE, {})
+    res = staged.get("result", {})
+    check(staged.get("status") == "ok" and res.get("exit_code") == 0 and res.get("changed") is False
+          and res.get("staged") is True and res.get("switched") is False and res.get("venv_changed") is False
+          and res.get("mode") == "blue-green" and os.path.isdir(res["snapshot"]["path"]),
+          f"{host}'s stage: {staged}")
     check(any(c["name"] == "torch" and c["before"] == TORCH_CU128 and c["after"] == TORCH_CU130
-              for c in res["changes"]), f"{first}'s changes: {res['changes']}")
-    check_module(t.module(venvs[first], "torch"), TORCH_CU130, "13.0")
+              for c in res["changes"]), f"{host}'s staged changes: {res['changes']}")
+    return res["generation"]
 
-    # The failing host: the task failed with stackup's errors; stackup rolled the venv back.
-    failed = results_of(record, failing)
-    res = failed.get("Apply the manifest", {}).get("result", {})
-    check(failed.get("Apply the manifest", {}).get("status") == "failed" and res.get("exit_code") == 1
-          and res.get("rolled_back") is True and res.get("changed") is False, f"{failing}'s apply: {failed}")
-    check(all(w in res["msg"] for w in ("torch", "cuda", "13.1", "13.0")), f"{failing}'s msg: {res['msg']}")
-    check(any(e.get("dist") == "torch" and e.get("field") == "cuda" and e.get("expected") == "13.1"
-              and e.get("found") == "13.0" for e in res["errors"]), f"{failing}'s errors: {res['errors']}")
-    check(res["stackup"]["command"] == "apply" and res["stackup"]["ok"] is False
-          and res["stackup"]["errors"] == res["errors"], f"{failing}'s document: {res['stackup']}")
-    check("Show what changed" not in failed, f"{failing} went on after its failure: {list(failed)}")
-    t.assert_tree(venvs[failing], before[failing], f"{failing} after its rollback")
-    check_module(t.module(venvs[failing], "torch"), TORCH_CU128, "12.8")
 
-    # The last host: the play stopped before it; stackup never ran for it.
-    check(not results_of(record, last), f"{last} ran: {list(results_of(record, last))}")
-    t.assert_tree(venvs[last], before[last], f"{last}, after the play stopped")
-    check(not state_folders(t, venvs[last]), f"stackup kept state for {last}: {state_folders(t, venvs[last])}")
+def check_switched(t, record, host, venv, generation):
+    """host's switch task: ok and changed; the venv is that generation and imports the cu130 torch."""
+    switched = results_of(record, host).get(SWITCH, {})
+    res = switched.get("result", {})
+    check(switched.get("status") == "ok" and res.get("exit_code") == 0 and res.get("changed") is True
+          and res.get("switched") is True and res.get("venv_changed") is True and res.get("staged") is False
+          and res.get("generation") == generation, f"{host}'s switch (staged {generation}): {switched}")
+    check(any(c["name"] == "torch" and c["after"] == TORCH_CU130 for c in res["changes"]),
+          f"{host}'s switch changes: {res['changes']}")
+    check_module(t.module(venv, "torch"), TORCH_CU130, "13.0")
+    h = history(t, venv)
+    check(h["live"] == generation["id"] and h["staged"] is None, f"{host}'s history after its switch: {h}")
 
-    # The recap, as people read it, says the same.
+
+def rollout(t, ansible, server):
+    """a1..a3, all good, one host per batch (the playbook's default)."""
+    names = ("a1", "a2", "a3")
+    hosts, before = fleet(t, server, names)
+    r, record = ansible.playbook(ansible.inventory("rollout", hosts))
+    harness.check_rc(r, 0)
+    record_first = record
+    generations = {h: check_staged(record, h) for h in names}
+    # Play 1 on every host before play 2 on any; play 2 one host at a time, in inventory order.
+    order = [(x["task"], x["host"]) for x in record["results"]]
+    stage_at = [i for i, (task, _) in enumerate(order) if task == STAGE]
+    switch_play = [x for x in order if x[0] in (SWITCH, SWITCH_SHOW)]
+    check(len(stage_at) == 3 and max(stage_at) < min(i for i, x in enumerate(order) if x in switch_play),
+          f"a switch ran before every host had staged: {order}")
+    check(switch_play == [(task, h) for h in names for task in (SWITCH, SWITCH_SHOW)],
+          f"the switch play did not run one host at a time: {switch_play}")
+    for h in names:
+        check_switched(t, record, h, hosts[h][1], generations[h])
+        check(t.tree(hosts[h][1]) != before[h], f"{h}'s venv is as before")
     recap = recap_lines(r)
-    check(recap.get(first, {}).get("changed") == 1 and recap[first].get("failed") == 0
-          and recap.get(failing, {}).get("failed") == 1 and last not in recap, f"recap: {recap}", r)
-    check(set(record["recap"]) == {first, failing}, f"recorded recap: {record['recap']}")
-    return r, record, applied["result"], {h: (manifests[h], venvs[h]) for h in names}
+    check(all(recap.get(h, {}).get("changed") == 1 and recap[h].get("failed") == 0 for h in names),
+          f"recap (only the switch changes a venv): {recap}", r)
+
+    # a1 again: a new generation is staged and switched in, but no version changed: not "changed".
+    r, record = ansible.playbook(ansible.inventory("again", {"a1": hosts["a1"]}))
+    harness.check_rc(r, 0)
+    stage = results_of(record, "a1").get(STAGE, {}).get("result", {})
+    switch = results_of(record, "a1").get(SWITCH, {}).get("result", {})
+    check(stage.get("changed") is False and stage.get("staged") is True and stage.get("changes") == []
+          and switch.get("changed") is False and switch.get("switched") is True and switch.get("changes") == []
+          and switch.get("generation", {}).get("id") not in (None, generations["a1"]["id"]),
+          f"a1's second rollout: stage {stage}, switch {switch}")
+    check(recap_lines(r).get("a1", {}).get("changed") == 0, f"recap: {recap_lines(r)}", r)
+    check(history(t, hosts["a1"][1])["live"] == switch["generation"]["id"], "a1's second generation is not live")
+    check_module(t.module(hosts["a1"][1], "torch"), TORCH_CU130, "13.0")
+
+    # The module's rollback, to a generation number: a1 is the cu128 venv it was before the rollout.
+    first = results_of(record_first, "a1")[SWITCH]["result"]["previous"]
+    rollback = t.tmp / "rollback.yml"
+    rollback.write_text(ROLLBACK)
+    r, record = ansible.playbook(ansible.inventory("rollback", {"a1": hosts["a1"]}), "-e",
+                                 json.dumps({"stackup_to": first["number"]}), playbook=rollback)
+    harness.check_rc(r, 0)
+    back = results_of(record, "a1").get("Roll back", {})
+    check(back.get("status") == "ok" and back["result"].get("changed") is True
+          and back["result"]["snapshot"]["id"] == first["id"] and not back["result"].get("warnings"),
+          f"a1's rollback to generation {first}: {back}")
+    t.assert_tree(hosts["a1"][1], before["a1"], "a1, rolled back to the generation before the rollout")
+    check_module(t.module(hosts["a1"][1], "torch"), TORCH_CU128, "12.8")
+    check(history(t, hosts["a1"][1])["live"] == first["id"], "a1's first generation is not live after the rollback")
+
+
+def stage_fails(t, ansible, server):
+    """b2's stage fails: the playbook ends before any switch, every venv as before."""
+    names = ("b1", "b2", "b3")
+    hosts, before = fleet(t, server, names, failing="b2")
+    r, record = ansible.playbook(ansible.inventory("stage-fails", hosts))
+    check(r.rc != 0, "ansible-playbook passed although b2's stage failed", r)
+
+    failed = results_of(record, "b2").get(STAGE, {})
+    res = failed.get("result", {})
+    check(failed.get("status") == "failed" and res.get("exit_code") == 1 and res.get("changed") is False
+          and res.get("switched") is False and res.get("venv_changed") is False and res.get("staged") is False
+          and res.get("rolled_back") is False and res.get("mode") == "blue-green", f"b2's stage: {failed}")
+    check(all(w in res["msg"] for w in ("torch", "cuda", "13.1", "13.0")), f"b2's msg: {res['msg']}")
+    check(any(e.get("dist") == "torch" and e.get("field") == "cuda" and e.get("expected") == "13.1"
+              and e.get("found") == "13.0" for e in res["errors"]), f"b2's errors: {res['errors']}")
+    check(res["stackup"]["command"] == "apply" and res["stackup"]["ok"] is False
+          and res["stackup"]["errors"] == res["errors"], f"b2's document: {res['stackup']}")
+    check("nothing was changed in " + str(hosts["b2"][1]) in res["stderr"], f"b2's stderr: {res['stderr']}")
+    staged = {h: check_staged(record, h) for h in ("b1", "b3")}
+
+    # No switch anywhere: every venv exactly as before, the good hosts' generations still staged.
+    switch_play = [x for x in record["results"] if x["task"] in (SWITCH, SWITCH_SHOW)]
+    check(not switch_play, f"the switch play ran after b2's stage failed: {switch_play}")
+    for h in names:
+        t.assert_tree(hosts[h][1], before[h], f"{h}, after b2's stage failed")
+        check_module(t.module(hosts[h][1], "torch"), TORCH_CU128, "12.8")
+    for h in ("b1", "b3"):
+        check(history(t, hosts[h][1])["staged"] == staged[h]["id"], f"{h}'s staged generation is gone")
+    check(history(t, hosts["b2"][1])["staged"] is None, "b2 has a staged generation")
+    recap = recap_lines(r)
+    check(recap.get("b2", {}).get("failed") == 1
+          and all(recap.get(h, {}).get("failed") == 0 and recap[h].get("changed") == 0 for h in ("b1", "b3")),
+          f"recap: {recap}", r)
+
+
+def switch_refused(t, ansible, server):
+    """Two hosts per batch; c1 changed by hand after its stage: its switch is refused, c2 of its
+    batch switches, batch 2 (c3) never runs."""
+    names = ("c1", "c2", "c3")
+    hosts, before = fleet(t, server, names)
+    inventory = ansible.inventory("switch-refused", hosts)
+    r, record = ansible.playbook(inventory, "--tags", "stage", run="stage")
+    harness.check_rc(r, 0)
+    staged = {h: check_staged(record, h) for h in names}
+    check(not [x for x in record["results"] if x["task"] in (SWITCH, SWITCH_SHOW)],
+          f"--tags stage switched: {record['results']}")
+    for h in names:
+        t.assert_tree(hosts[h][1], before[h], f"{h}, after --tags stage")
+
+    c1 = hosts["c1"][1]
+    t.uv_install(c1, f"sgl-kernel=={SGL_KERNEL_CU130}", index=server.url("sglang-cu130"),
+                 default_index=server.url("pypi"), extra=["--no-deps"])
+    moved_on = t.tree(c1)
+    r, record = ansible.playbook(inventory, "--tags", "switch", "-e", "stackup_batch=2", run="switch")
+    check(r.rc != 0, "ansible-playbook passed although c1's switch was refused", r)
+
+    refused = results_of(record, "c1").get(SWITCH, {})
+    res = refused.get("result", {})
+    check(refused.get("status") == "failed" and res.get("exit_code") == 3 and res.get("changed") is False
+          and res.get("switched") is False and res.get("venv_changed") is False and res.get("staged") is True
+          and all(w in res["msg"] for w in ("no longer", "nothing was touched")), f"c1's switch: {refused}")
+    t.assert_tree(c1, moved_on, "c1, after its refused switch")
+    check_module(t.module(c1, "torch"), TORCH_CU128, "12.8")
+    check(history(t, c1)["staged"] == staged["c1"]["id"], "c1's staged generation is gone")
+
+    check_switched(t, record, "c2", hosts["c2"][1], staged["c2"])
+
+    check(not results_of(record, "c3"), f"c3 (batch 2) ran: {list(results_of(record, 'c3'))}")
+    t.assert_tree(hosts["c3"][1], before["c3"], "c3, after the playbook stopped")
+    check_module(t.module(hosts["c3"][1], "torch"), TORCH_CU128, "12.8")
+    check(history(t, hosts["c3"][1])["staged"] == staged["c3"]["id"], "c3's staged generation is gone")
+    recap = recap_lines(r)
+    check(recap.get("c1", {}).get("failed") == 1 and recap.get("c2", {}).get("changed") == 1
+          and recap.get("c3", {}).get("ok", 0) == 0, f"recap: {recap}", r)
+
+
+def check_mode(t, ansible, server):
+    """--check --diff: apply --dry-run says torch would change; nothing is staged or switched."""
+    canary = t.cu128_venv(server, "canary-venv")
+    before = t.tree(canary)
+    inventory = ansible.inventory("check", {"canary": (t.manifest(t.upgrade_doc(server, canary), "canary.yaml"),
+                                                       canary)})
+    r, record = ansible.playbook(inventory, "--check", "--diff")
+    harness.check_rc(r, 0)
+    dry = results_of(record, "canary").get(STAGE, {})
+    res = dry.get("result", {})
+    check(dry.get("status") == "ok" and res.get("changed") is True and res.get("dry_run") is True
+          and res.get("staged") is False and res.get("snapshot") is None, f"canary's check-mode stage: {dry}")
+    check(any(c["name"] == "torch" and c["after"] == TORCH_CU130 for c in res["changes"]),
+          f"canary's changes: {res['changes']}")
+    check("torch==" + TORCH_CU130 in res["diff"]["after"], f"canary's diff: {res.get('diff')}")
+    switch = results_of(record, "canary").get(SWITCH, {})
+    check(switch.get("status") == "ok" and switch["result"].get("changed") is False
+          and switch["result"].get("switched") is False, f"canary's check-mode switch: {switch}")
+    t.assert_tree(canary, before, "ansible-playbook --check")
+    check_module(t.module(canary, "torch"), TORCH_CU128, "12.8")
+    check(history(t, canary)["staged"] is None, "--check staged a generation")
 
 
 def scenario(t):
     ansible = Ansible(t)
     server = t.serve_stack()
-
-    # One host per batch (the playbook's default): host1 finishes its play before host2 starts.
-    r, record, applied, hosts = fleet(t, ansible, server, ("host1", "host2", "host3"))
-    check("Show what changed" in results_of(record, "host1"), f"host1 never reached the summary: {record}")
-
-    # host1 again: stackup reinstalls and verifies, but no version changed, so nothing "changed".
-    r, record = ansible.playbook(ansible.inventory("again", {"host1": hosts["host1"]}))
-    harness.check_rc(r, 0)
-    again = results_of(record, "host1").get("Apply the manifest", {})
-    check(again.get("status") == "ok" and again["result"]["changed"] is False
-          and again["result"]["snapshot"]["id"] != applied["snapshot"]["id"], f"host1's second apply: {again}")
-    check(recap_lines(r).get("host1", {}).get("changed") == 0, f"recap: {recap_lines(r)}", r)
-    check_module(t.module(hosts["host1"][1], "torch"), TORCH_CU130, "13.0")
-
-    # Two hosts per batch: wide2 fails beside wide1, and max_fail_percentage 0 ends the play
-    # there (without it, Ansible goes on to the next batch while a batch has a host left).
-    r, record, _, _ = fleet(t, ansible, server, ("wide1", "wide2", "wide3"), "-e", "stackup_batch=2")
-    check("Show what changed" not in results_of(record, "wide1"),
-          f"wide1 went on although wide2 of its batch failed: {record}")
-
-    # --check on a fresh venv: apply --dry-run says torch would change; the venv is untouched.
-    canary = t.cu128_venv(server, "canary-venv")
-    canary_before = t.tree(canary)
-    check_inventory = ansible.inventory("check", {"canary": (t.manifest(t.upgrade_doc(server, canary),
-                                                                        "canary.yaml"), canary)})
-    r, record = ansible.playbook(check_inventory, "--check", "--diff")
-    harness.check_rc(r, 0)
-    dry = results_of(record, "canary").get("Apply the manifest", {})
-    res = dry.get("result", {})
-    check(dry.get("status") == "ok" and res.get("changed") is True and res.get("dry_run") is True
-          and res.get("snapshot") is None, f"canary's check-mode apply: {dry}")
-    check(any(c["name"] == "torch" and c["after"] == TORCH_CU130 for c in res["changes"]),
-          f"canary's changes: {res['changes']}")
-    check("torch==" + TORCH_CU130 in res["diff"]["after"], f"canary's diff: {res.get('diff')}")
-    t.assert_tree(canary, canary_before, "ansible-playbook --check")
-    check_module(t.module(canary, "torch"), TORCH_CU128, "12.8")
+    rollout(t, ansible, server)
+    stage_fails(t, ansible, server)
+    switch_refused(t, ansible, server)
+    check_mode(t, ansible, server)
 
 
 harness.main(scenario)

@@ -4,6 +4,8 @@ and for uv, but they appear nowhere else: not on any process's command line whil
 (uv gets them as UV_INDEX_<NAME>_USERNAME/_PASSWORD in its environment), not in stdout or
 stderr of any command, the verbose log file, the saved plan, or any file of the state dir.
 The password holds a ':' and an '@', percent-encoded in the URL, as a real one might.
+The apply is blue/green, so the uv looked at is the one installing into the next generation's
+clone under the state dir (`--python <state>/.../ready/bin/python`), not into the live venv.
 """
 import json
 import os
@@ -68,8 +70,12 @@ def scenario(t):
                              "-v", "--log-file", log_file)
     try:
         lines = cmdlines()
-        uv_pids = [pid for pid, line in lines.items() if "pip install" in line and str(venv) in line]
-        check(uv_pids, f"no uv running: {lines}")
+        state = str(t.state_dir.resolve())
+        uv_pids = [pid for pid, line in lines.items() if "pip install" in line and state in line]
+        check(len(uv_pids) == 1, f"not one uv running on the clone in {state}: {lines}")
+        python = lines[uv_pids[0]].split(" --python ", 1)[1].split(" ", 1)[0]
+        check(python.startswith(state + "/") and python.endswith("/ready/bin/python"),
+              f"uv does not install into the clone: --python {python}")
         for pid, line in lines.items():
             leaks(line, f"the command line of pid {pid}: {line}")
         env = environ_of(uv_pids[0])

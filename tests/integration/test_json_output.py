@@ -1,11 +1,20 @@
 """`--json` on every command, in success and in failure: stdout is exactly one JSON document
 (json.loads of the whole stream), `ok` is true exactly when the exit code is 0, `exit_code`
 is the process's, and the fields of each command are there. The venv's real state is checked
-beside the documents (a document saying "applied" over an untouched venv would fail)."""
+beside the documents (a document saying "applied" over an untouched venv would fail).
+
+apply is blue/green: a failed apply's document says so (`mode` "blue-green", `rolled_back`,
+`switched` and `venv_changed` false) over a venv whose tree and root inode are as before, and
+it leaves only its base snapshot; a committed apply names that base (reused, not taken again)
+and the new generation it switched in, and the old tree lies in the state dir, exactly as it
+was. `snapshots delete` of the live generation is a mistake (2), and `rollback` switches back
+to the generation the live one was built from."""
 import json
+import os
+from pathlib import Path
 
 import harness
-from harness import check, check_module, check_rc
+from harness import check, check_module, check_rc, check_says
 from wheels import TORCH_CU128, TORCH_CU130
 
 COMMON = {"schema", "command", "ok", "exit_code", "venv", "errors"}
@@ -66,25 +75,48 @@ def scenario(t):
     check(any(f"torch=={TORCH_CU130}" in line for line in dry["steps"][0]["requirements"]), "no pin")
     t.assert_tree(venv, before, "apply --dry-run --json")
 
-    # apply that fails verification: rolled back, errors carry step/dist/field/expected/found.
+    # apply that fails verification: built and verified beside the venv, never switched in;
+    # errors carry step/dist/field/expected/found.
+    root_inode = os.stat(venv).st_ino
     bad = t.manifest(t.upgrade_doc(server, venv, torch_cuda="13.1"), "bad.yaml")
-    rolled = doc_of(t.stackup("apply", bad, "--json"), "apply", 1)
-    check(rolled["rolled_back"] is True and rolled["changed"] is False, f"rolled: {rolled}")
+    r = t.stackup("apply", bad, "--json")
+    failed_apply = doc_of(r, "apply", 1)
+    check(failed_apply["mode"] == "blue-green" and failed_apply["rolled_back"] is False
+          and failed_apply["switched"] is False and failed_apply["venv_changed"] is False
+          and failed_apply["changed"] is False and failed_apply["generation"] is None,
+          f"failed apply: {failed_apply}")
+    check_says(r, f"nothing was changed in {venv}")
     check(any(e.get("dist") == "torch" and e.get("field") == "cuda" and e.get("expected") == "13.1"
-              and e.get("found") == "13.0" for e in rolled["errors"]), f"errors: {rolled['errors']}")
-    step_fields(rolled)
-    t.assert_tree(venv, before, "the rolled-back apply")
+              and e.get("found") == "13.0" for e in failed_apply["errors"]), f"errors: {failed_apply['errors']}")
+    step_fields(failed_apply)
+    t.assert_tree(venv, before, "the failed apply")
+    check(os.stat(venv).st_ino == root_inode, "the failed apply replaced the venv's root directory")
+    check_module(t.module(venv, "torch"), TORCH_CU128, "12.8")
+    snap = failed_apply["snapshot"]["id"]
+    check(Path(failed_apply["clone"]).is_relative_to(t.state_dir.resolve()),
+          f"the clone is not in the state dir: {failed_apply['clone']}")
+    left = doc_of(t.stackup("snapshots", "list", manifest, "--json"), "snapshots list", 0)
+    check([s["id"] for s in left["snapshots"]] == [snap],
+          f"a failed apply leaves its base snapshot alone: {left['snapshots']}")
 
-    # apply: changed, the snapshot named, every check listed with what was found.
+    # apply: changed, switched in; the base named, every check listed with what was found.
     applied = doc_of(t.stackup("apply", manifest, "--json"), "apply", 0)
     check_module(t.module(venv, "torch"), TORCH_CU130, "13.0")
     step_fields(applied)
-    check(applied["changed"] is True and applied["snapshot"]["id"], f"applied: {applied}")
+    check(applied["changed"] is True and applied["snapshot"]["id"] == snap, f"applied: {applied}")
+    check(applied["mode"] == "blue-green" and applied["switched"] is True and applied["venv_changed"] is True
+          and applied["rolled_back"] is False, f"applied: {applied}")
+    gen = applied["generation"]["id"]
+    check(gen != snap and applied["generation"]["number"] >= 2, f"generation: {applied['generation']}")
+    check(os.stat(venv).st_ino != root_inode, "the venv's root is the same directory: not switched")
+    old_tree = Path(applied["clone"])
+    check(os.stat(old_tree).st_ino == root_inode, f"{old_tree} is not the old venv directory")
+    t.assert_tree(old_tree, before, "the old tree kept in the state dir")
     rows = {p["name"]: p for p in applied["steps"][0]["packages"]}
     check(rows["torch"]["before"] == TORCH_CU128 and rows["torch"]["after"] == TORCH_CU130, f"rows {rows}")
     check({"dist": "torch", "field": "cuda", "expected": "13.0", "found": "13.0", "ok": True}.items()
           <= next(c for c in applied["steps"][0]["checks"] if c["field"] == "cuda").items(), "cuda check")
-    snap = applied["snapshot"]["id"]
+    after = t.tree(venv)
 
     # verify: ok, then a failing expectation.
     verified = doc_of(t.stackup("verify", manifest, "--json"), "verify", 0)
@@ -92,28 +124,44 @@ def scenario(t):
     failed = doc_of(t.stackup("verify", bad, "--json"), "verify", 1)
     check(any(not c["ok"] and c["field"] == "cuda" for c in failed["checks"]), f"checks: {failed['checks']}")
 
-    # status, snapshots.
+    # status, snapshots: the base and the live generation built from it.
     status = doc_of(t.stackup("status", manifest, "--json"), "status", 0)
     check(status["lock"]["state"] == "free" and status["interrupted"] is None, f"status: {status}")
-    check(any(s["id"] == snap and "own_bytes" in s for s in status["snapshots"]), f"snapshots {status}")
+    check({s["id"] for s in status["snapshots"] if "own_bytes" in s} == {snap, gen}, f"snapshots {status}")
     check(status["last_apply"]["result"] == "committed", f"last apply: {status['last_apply']}")
+    check(status["live_generation"]["id"] == gen, f"live generation: {status['live_generation']}")
     listed = doc_of(t.stackup("snapshots", "list", manifest, "--json"), "snapshots list", 0)
-    check([s["id"] for s in listed["snapshots"]][:1] == [snap], f"list: {listed}")
+    check([s["id"] for s in listed["snapshots"]] == [gen, snap], f"list: {listed}")
     shown = doc_of(t.stackup("snapshots", "show", snap, manifest, "--json"), "snapshots show", 0)
-    check(shown["snapshot"]["distributions"].get("torch") == TORCH_CU128, f"show: {shown}")
-    created = doc_of(t.stackup("snapshots", "create", "--label", "json", manifest, "--json"),
-                     "snapshots create", 0)
+    check(shown["snapshot"]["distributions"].get("torch") == TORCH_CU128
+          and shown["snapshot"]["outcome"] == "snapshot", f"show: {shown}")
+    shown = doc_of(t.stackup("snapshots", "show", gen, manifest, "--json"), "snapshots show", 0)
+    check(shown["snapshot"]["distributions"].get("torch") == TORCH_CU130 and shown["snapshot"]["parent"] == snap
+          and shown["snapshot"]["outcome"] == "applied"
+          and {"name": "torch", "before": TORCH_CU128, "after": TORCH_CU130} in shown["snapshot"]["changes"],
+          f"show: {shown}")
+    live = doc_of(t.stackup("snapshots", "delete", gen, manifest, "--json"), "snapshots delete", 2)
+    check("live" in live["errors"][0]["message"], f"errors: {live['errors']}")
+    # A copy snapshot is never the live generation: create and delete it.
+    created = doc_of(t.stackup("snapshots", "create", "--label", "json", manifest, "--json",
+                               "--snapshot-strategy", "copy"), "snapshots create", 0)
     check(created["snapshot"]["label"] == "json", f"create: {created}")
     deleted = doc_of(t.stackup("snapshots", "delete", created["snapshot"]["id"], manifest, "--json"),
                      "snapshots delete", 0)
     check(deleted["deleted"] == [created["snapshot"]["id"]], f"delete: {deleted}")
+    listed = doc_of(t.stackup("snapshots", "list", manifest, "--json"), "snapshots list", 0)
+    check([s["id"] for s in listed["snapshots"]] == [gen, snap], f"list after delete: {listed}")
     unknown = doc_of(t.stackup("snapshots", "show", "no-such-id", manifest, "--json"), "snapshots show", 2)
     check("no-such-id" in unknown["errors"][0]["message"], f"errors: {unknown['errors']}")
+    t.assert_tree(venv, after, "the snapshots commands")
 
-    # rollback: back to cu128.
+    # rollback: back to cu128, the generation the live one was built from, exactly.
     rolled_back = doc_of(t.stackup("rollback", manifest, "--json"), "rollback", 0)
-    check(rolled_back["snapshot"]["id"] == snap, f"rollback: {rolled_back}")
+    check(rolled_back["snapshot"]["id"] == snap and rolled_back["replaced"]["id"] == gen,
+          f"rollback: {rolled_back}")
     check_module(t.module(venv, "torch"), TORCH_CU128, "12.8")
+    t.assert_tree(venv, before, "the rollback")
+    check(os.stat(venv).st_ino == root_inode, "rollback did not switch the old tree back in")
 
     # An interrupted run (a journal whose run died before its snapshot): status and apply exit 7.
     state = next(t.state_dir.glob("*/snapshots")).parent

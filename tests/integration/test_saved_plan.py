@@ -1,12 +1,15 @@
 """Saved plans: `plan --out FILE` writes a versioned JSON plan (manifest and venv digests,
 every chosen file with its URL and sha256, each step's exact uv command) and touches nothing;
 `apply FILE` installs exactly that plan, each file checked by uv against the plan's sha256:
-a wheel swapped on the index since the plan was made fails the install (exit 4, rolled back).
+a wheel swapped on the index since the plan was made fails the install (exit 4; it ran in the
+next generation beside the venv, which is discarded: "nothing was changed", and the venv's tree and
+root directory are as before, its snapshot the only one left).
 A plan whose venv or manifest changed since is refused with 3, naming the change.
 The PyTorch-like index answers in PEP 691 JSON here, so both page shapes are on the path.
 """
 import hashlib
 import json
+import os
 import shutil
 
 import harness
@@ -64,10 +67,15 @@ def scenario(t):
                                 requires=["filelock>=3.1"], requires_python=">=3.9")
     shutil.copy(rebuilt, wheel)
     check(sha256_of(wheel) != sha256_of(original), "the rebuilt wheel has the same bytes")
+    root = os.stat(venv).st_ino
     r = t.stackup("apply", plan_path)
     check_rc(r, 4)
-    check_says(r, "hash", "rolled back")
+    check_says(r, "hash", f"nothing was changed in {venv}")
     t.assert_tree(venv, before, "after the swapped wheel was refused")
+    check(os.stat(venv).st_ino == root, "the refused apply replaced the venv's root directory")
+    check_module(t.module(venv, "torch"), TORCH_CU128, "12.8")
+    left = [p.name for p in t.state_dir.glob("*/snapshots/*") if (p / "snapshot.json").exists()]
+    check(len(left) == 1, f"the refused apply should leave only its base snapshot: {left}")
     shutil.copy2(original, wheel)
 
     # The plan as made: exactly its files, without asking the indexes again.

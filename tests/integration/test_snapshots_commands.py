@@ -1,8 +1,10 @@
 """`stackup snapshots create|list|show|delete|prune` on a real venv: create reads the venv
 only (tree digest unchanged) and records its label and distributions; list is newest
 first; show prints the metadata and the distributions; delete removes exactly one;
-prune keeps the newest N (from --keep, else the manifest's snapshot.keep); and neither
-delete nor prune ever removes the snapshot an interrupted run's journal needs, which
+prune keeps the newest N (from --keep, else the manifest's snapshot.keep); neither delete
+nor prune ever removes the live generation (the hard-link snapshot the venv still is:
+delete refuses it with 2, prune counts it as kept, and once the venv has changed since, it
+is an ordinary snapshot again), nor the snapshot an interrupted run's journal needs, which
 `rollback` then restores exactly."""
 import json
 
@@ -24,6 +26,13 @@ def listed(t, venv):
     r = t.stackup("snapshots", "list", venv=venv)
     check_rc(r, 0)
     return [line.split()[0] for line in r.stdout.splitlines() if line.strip()]
+
+
+def live_id(t, venv):
+    """The id of the generation `status` says the venv is, or None."""
+    r = t.stackup("status", "--json", venv=venv)
+    live = json.loads(r.stdout)["live_generation"]
+    return live["id"] if live else None
 
 
 def simulate_killed_apply(t, venv, snap):
@@ -64,6 +73,13 @@ def scenario(t):
     check_rc(t.stackup("snapshots", "delete", second, venv=venv), 0)
     check(on_disk(t) == sorted([first, third]), f"delete removed the wrong ones: {on_disk(t)}")
     check_rc(t.stackup("snapshots", "delete", second, venv=venv), 2)
+    # The newest snapshot of the venv as it is, hard links sharing its root: the live generation.
+    check(live_id(t, venv) == third, f"the live generation is not {third}")
+    live = t.stackup("snapshots", "delete", third, venv=venv)
+    check_rc(live, 2)
+    check_says(live, third, "live")
+    check(on_disk(t) == sorted([first, third]), f"a refused delete removed something: {on_disk(t)}")
+    t.assert_tree(venv, before, "snapshots delete")
 
     doc = {"version": 1, "name": "keep-one", "venv": str(venv),
            "indexes": {"pypi": server.url("pypi")},
@@ -77,17 +93,28 @@ def scenario(t):
     newer = created_id(t.stackup("snapshots", "create", venv=venv))
     state = simulate_killed_apply(t, venv, third)
     check_rc(t.stackup("snapshots", "delete", third, venv=venv), 7)
+    # `newer` is the live generation, `third` the interrupted run's way back: both stay.
+    check_rc(t.stackup("snapshots", "prune", "--keep", "0", venv=venv), 0)
+    check(on_disk(t) == sorted([newer, third]), f"prune --keep 0 should spare {newer} (live) and {third}: "
+                                                f"{on_disk(t)}")
+    # What the killed run left in the venv: it is no generation now, so `newer` can go.
+    (venv / "stray.txt").write_text("not in the snapshot")
+    check(live_id(t, venv) is None, "a changed venv is still a recorded generation")
     check_rc(t.stackup("snapshots", "prune", "--keep", "0", venv=venv), 0)
     check(on_disk(t) == [third], f"prune --keep 0 should drop {newer} and spare {third}: {on_disk(t)}")
     check_rc(t.stackup("status", venv=venv), 7)
 
-    (venv / "stray.txt").write_text("not in the snapshot")
     check_rc(t.stackup("rollback", venv=venv), 0)
     t.assert_tree(venv, before, "rollback of the simulated interrupted run")
     check(not (state / "journal").exists(), "rollback left the journal")
     check_rc(t.stackup("status", venv=venv), 0)
+    # Restored, the venv is `third` again: prune --keep 0 counts it as kept.
+    check(live_id(t, venv) == third, f"after the rollback the venv is not generation {third}")
     check_rc(t.stackup("snapshots", "prune", "--keep", "0", venv=venv), 0)
-    check(on_disk(t) == [], f"once closed, prune --keep 0 removes all: {on_disk(t)}")
+    check(on_disk(t) == [third], f"once closed, prune --keep 0 spares only the live one: {on_disk(t)}")
+    (venv / "stray.txt").write_text("written after the rollback")
+    check_rc(t.stackup("snapshots", "prune", "--keep", "0", venv=venv), 0)
+    check(on_disk(t) == [], f"with the venv changed since, prune --keep 0 removes all: {on_disk(t)}")
 
 
 harness.main(scenario)

@@ -12,11 +12,20 @@ module: stackup
 short_description: Upgrade the GPU stack of a Python venv with stackup, never leaving it broken
 description:
   - Runs C(stackup COMMAND ... --json) on the managed host and reports its JSON document.
-  - C(apply) locks the venv, snapshots it, installs each step of the manifest with uv, verifies
-    each step by importing the packages, and rolls the venv back on any failure.
-  - C(changed) is true only when C(apply) committed and a package's version changed
-    (C(rollback) reports changed when it restored a snapshot; C(plan), C(verify) and C(status)
-    never change anything).
+  - C(apply) builds the next generation of the venv beside it (a hard-link clone in the state
+    dir), installs each step of the manifest there with uv, verifies each step by importing the
+    packages, and switches the verified generation in with one rename. A failed apply never
+    touches the live venv.
+  - C(stage) (C(stackup apply --stage)) does all of that but the switch; C(switch) puts the
+    staged generation in later, and is refused (exit 3, nothing touched) when the live venv
+    changed since it was staged. Stage on every host in parallel, then switch in small batches.
+  - C(changed) is true only when the live venv changed and a package's version with it
+    (C(apply) or C(switch)); C(stage) never changes the venv, and reports in C(changes) what its
+    switch will change. C(rollback) reports changed when it switched to another generation;
+    C(plan), C(verify) and C(status) never change anything.
+  - Where the venv cannot be exchanged (a mount point, a state dir on another filesystem, a
+    C(--snapshot-strategy) of reflink or copy), C(apply) runs in place and rolls back on failure
+    (C(mode) says which); C(stage) is then refused with exit 3.
   - A non-zero exit of stackup fails the task, with C(msg) from the first error, every error in
     C(errors) and the whole document in C(stackup).
   - The C(stackup) binary (and the C(uv) it runs) must be installed on the managed host.
@@ -24,15 +33,16 @@ version_added: "1.0.0"
 options:
   command:
     description:
-      - The stackup command to run.
+      - The stackup command to run; C(stage) is C(stackup apply --stage).
     type: str
-    choices: [apply, plan, verify, rollback, status]
+    choices: [apply, stage, switch, plan, verify, rollback, status]
     default: apply
   manifest:
     description:
-      - The manifest (YAML) on the managed host; for C(apply) also a plan saved by C(stackup plan --out).
-      - Required for C(apply), C(plan) and C(verify).
-      - For C(rollback) and C(status), either I(manifest) or I(venv) names the venv.
+      - The manifest (YAML) on the managed host; for C(apply) and C(stage) also a plan saved by
+        C(stackup plan --out).
+      - Required for C(apply), C(stage), C(plan) and C(verify).
+      - For C(switch), C(rollback) and C(status), either I(manifest) or I(venv) names the venv.
     type: path
   venv:
     description:
@@ -40,8 +50,8 @@ options:
     type: path
   state_dir:
     description:
-      - Where locks, journals and snapshots live (C(--state-dir)); default a C(.stackup/)
-        folder beside the venv.
+      - Where locks, journals and generations live (C(--state-dir)); default a C(.stackup/)
+        folder beside the venv. It must be on the venv's filesystem for blue/green.
     type: path
   stackup:
     description:
@@ -54,9 +64,11 @@ options:
     type: path
   snapshot_id:
     description:
-      - For C(rollback), the snapshot to restore (C(--to ID)); default the latest one, or the
-        interrupted run's own.
+      - For C(rollback), the generation to switch to (C(--to ID)), a generation number or a
+        snapshot id from C(stackup history); default the generation the live one was built
+        from, or the interrupted run's own.
     type: str
+    aliases: [to]
   extra_args:
     description:
       - More arguments for stackup, passed as they are (for example C([--http-timeout, "60"])).
@@ -64,10 +76,14 @@ options:
     elements: str
     default: []
 notes:
-  - Check mode runs C(apply --dry-run), which touches nothing; C(changed) then says whether the
-    plan would change a package's version. C(plan), C(verify) and C(status) run as usual.
-    C(rollback) is not run in check mode and reports C(changed).
-  - Diff mode shows each package's version before and after.
+  - Check mode runs C(apply --dry-run) for C(apply) and C(stage), which touches nothing;
+    C(changed) then says whether the plan would change a package's version. C(switch) is not
+    run in check mode; the module reads C(stackup history) instead and reports whether the
+    staged generation would change a version (not changed when nothing is staged, as after a
+    C(stage) in check mode).
+    C(plan), C(verify) and C(status) run as usual. C(rollback) is not run in check mode and
+    reports C(changed).
+  - Diff mode shows each package's version before and after (C(apply), C(switch), check mode).
   - stackup is run from an argv list, never through a shell.
 requirements:
   - stackup on the managed host
@@ -76,11 +92,22 @@ author:
 """
 
 EXAMPLES = r"""
-- name: Upgrade the venv's GPU stack
+- name: Upgrade the venv's GPU stack (build beside it, verify, switch in one rename)
   stackup:
     manifest: /etc/stackup/cuda13.yaml
     venv: /srv/ml-env
   register: upgrade
+
+- name: Build and verify the next generation now; the live venv is untouched
+  stackup:
+    command: stage
+    manifest: /etc/stackup/cuda13.yaml
+    venv: /srv/ml-env
+
+- name: Later, switch the staged generation in (refused if the venv changed since)
+  stackup:
+    command: switch
+    venv: /srv/ml-env
 
 - name: Only say what would change (also what --check does)
   stackup:
@@ -92,11 +119,11 @@ EXAMPLES = r"""
     command: verify
     manifest: /etc/stackup/cuda13.yaml
 
-- name: Restore a named snapshot
+- name: Switch back to the generation before the upgrade (the replaced one is kept)
   stackup:
     command: rollback
     venv: /srv/ml-env
-    snapshot_id: "{{ upgrade.snapshot.id }}"
+    to: "{{ upgrade.snapshot.id }}"
 
 - name: A stackup and uv that are not on PATH
   stackup:
@@ -108,9 +135,10 @@ EXAMPLES = r"""
 
 RETURN = r"""
 exit_code:
-  description: stackup's exit code (0 success, 1 verification failed and rolled back, 2 usage or
-    manifest error, 3 preflight failed, 4 installer failed and rolled back, 5 rollback failed,
-    6 venv locked, 7 interrupted run found).
+  description: stackup's exit code (0 success, 1 verification failed, 2 usage or manifest error
+    or nothing staged, 3 preflight failed or switch refused, 4 installer failed, 5 rollback
+    failed, 6 venv locked, 7 interrupted run found). After 1 or 4 a blue/green apply has changed
+    nothing in the venv; an in-place one has restored it.
   returned: always, when stackup ran
   type: int
   sample: 0
@@ -130,35 +158,66 @@ venv:
   description: the venv's absolute path.
   returned: when stackup printed its document
   type: str
+mode:
+  description: C(blue-green) (built beside the venv, switched in with one rename) or C(in-place).
+  returned: apply, stage (not in check mode), switch
+  type: str
+  sample: blue-green
+switched:
+  description: whether the live venv is now the new generation (one rename).
+  returned: apply, stage, switch
+  type: bool
+staged:
+  description: for C(apply) and C(stage), whether a generation was built, verified and left for
+    C(switch); for C(switch), whether one is still waiting (a refused switch leaves it staged).
+  returned: apply, stage, switch
+  type: bool
+venv_changed:
+  description: whether the live venv changed at all (a switch, or an in-place apply that
+    committed); false after any failed blue/green apply and after C(stage).
+  returned: apply, stage, switch
+  type: bool
+generation:
+  description: for C(apply) and C(stage), the generation built (C(id), C(number)), null when
+    none; for C(switch), the one switched in; for C(rollback), the number of the one switched to.
+  returned: apply, stage, switch, rollback
+  type: raw
+  sample: {"id": "20261203T201010Z-8bef", "number": 2}
+previous:
+  description: for C(switch), the generation the venv was before (C(id), C(number)).
+  returned: switch, on success
+  type: dict
 snapshot:
-  description: for C(apply), the snapshot taken before the first step (C(id), C(path)); for
-    C(rollback), the one restored (C(id), C(path), C(created)). Null when none.
-  returned: apply, rollback
+  description: for C(apply) and C(stage), the generation the venv was before the run (C(id),
+    C(path)); for C(rollback), the one switched to (C(id), C(path), C(created)). Null when none.
+  returned: apply, stage, rollback
   type: dict
   sample: {"id": "20261203T073442Z-97f1", "path": "/srv/.stackup/ml-env-40cf9061/snapshots/20261203T073442Z-97f1"}
 rolled_back:
-  description: whether apply restored the snapshot after a failure.
-  returned: apply
+  description: whether an in-place apply restored the venv after a failure (a blue/green apply
+    never needs to).
+  returned: apply, stage
   type: bool
 dry_run:
   description: whether apply ran as C(--dry-run) (check mode).
-  returned: apply
+  returned: apply, stage
   type: bool
 steps:
   description: each step of the manifest with its C(status), its C(packages) (C(name), C(before),
     C(after), C(change)) and its C(checks).
-  returned: apply and plan, on success (on failure, in I(stackup))
+  returned: apply, stage and plan, on success (on failure, in I(stackup))
   type: list
   elements: dict
 checks:
   description: for apply, the manifest's python checks; for verify, every expectation's check.
-  returned: apply and verify, on success (on failure, in I(stackup))
+  returned: apply, stage and verify, on success (on failure, in I(stackup))
   type: list
   elements: dict
 changes:
-  description: the packages whose version the apply changed, or would change in check mode and
-    for C(plan) (C(step), C(name), C(before), C(after); C(before) null for a new one).
-  returned: apply and plan, on success
+  description: the packages whose version the apply or switch changed, the staged generation
+    will change when switched in, or (check mode, C(plan)) would change (C(name), C(before),
+    C(after), and C(step) where known; C(before) null for a new one).
+  returned: apply, stage, switch and plan, on success
   type: list
   elements: dict
   sample: [{"step": "torch", "name": "torch", "before": "2.10.0+cu128", "after": "2.11.0.dev20251230+cu130"}]
@@ -186,13 +245,15 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-NEEDS_MANIFEST = ("apply", "plan", "verify")
-READ_ONLY = ("plan", "verify", "status")
+COMMANDS = ["apply", "stage", "switch", "plan", "verify", "rollback", "status"]
+NEEDS_MANIFEST = ("apply", "stage", "plan", "verify")
+BUILDS = ("apply", "stage")  # both run `stackup apply`
 # Fields of the document lifted to the top of the task result: the small ones always, the rest on
 # success only (a failure already carries the whole document in `stackup`).
-ALWAYS_FIELDS = ("venv", "snapshot", "rolled_back", "dry_run")
+ALWAYS_FIELDS = ("venv", "snapshot", "rolled_back", "dry_run", "mode", "switched", "staged", "venv_changed",
+                 "generation", "previous")
 SUCCESS_FIELDS = ("steps", "checks", "python_checks", "closed", "lock", "interrupted", "last_apply",
-                  "snapshots", "warnings")
+                  "snapshots", "warnings", "replaced")
 
 
 def find_stackup(module, name):
@@ -206,18 +267,19 @@ def find_stackup(module, name):
     return found
 
 
-def build_argv(binary, params, dry_run):
-    argv = [binary, params["command"]]
+def build_argv(binary, params, command, extra=True):
+    """`stackup COMMAND [MANIFEST] --json` and the options; command as stackup spells it."""
+    argv = [binary, command]
     if params["manifest"]:
         argv.append(params["manifest"])
     argv.append("--json")
-    if dry_run:
-        argv.append("--dry-run")
-    for option, key in (("--venv", "venv"), ("--state-dir", "state_dir"), ("--uv", "uv"),
-                        ("--to", "snapshot_id")):
+    options = (("--venv", "venv"), ("--state-dir", "state_dir"), ("--uv", "uv"))
+    if command == "rollback":
+        options += (("--to", "snapshot_id"),)
+    for option, key in options:
         if params[key]:
             argv += [option, params[key]]
-    return argv + list(params["extra_args"])
+    return argv + (list(params["extra_args"]) if extra else [])
 
 
 def package_changes(doc):
@@ -231,16 +293,18 @@ def package_changes(doc):
     return out
 
 
-def version_diff(doc):
+def version_diff(packages, after_header):
     """Ansible's diff: one `name==version` line per package, before and after."""
     before, after = [], []
-    for step in doc.get("steps") or []:
-        for p in step.get("packages") or []:
-            if isinstance(p, dict):
-                before.append("%s==%s\n" % (p.get("name"), p.get("before") or "(absent)"))
-                after.append("%s==%s\n" % (p.get("name"), p.get("after") or "(absent)"))
+    for p in packages:
+        before.append("%s==%s\n" % (p.get("name"), p.get("before") or "(absent)"))
+        after.append("%s==%s\n" % (p.get("name"), p.get("after") or "(absent)"))
     return {"before": "".join(before), "after": "".join(after),
-            "before_header": "installed", "after_header": "after apply"}
+            "before_header": "installed", "after_header": after_header}
+
+
+def step_packages(doc):
+    return [p for step in doc.get("steps") or [] for p in step.get("packages") or [] if isinstance(p, dict)]
 
 
 def read_document(module, argv, rc, stdout, stderr):
@@ -255,16 +319,60 @@ def read_document(module, argv, rc, stdout, stderr):
     return doc
 
 
+def staged_generation(module, binary, params):
+    """(`stackup history --json`'s document, its staged generation or None), read-only; the
+    document is {} when history could not say."""
+    argv = build_argv(binary, params, "history", extra=False)
+    rc, stdout, _ = module.run_command(argv, check_rc=False, expand_user_and_vars=False)
+    try:
+        doc = json.loads(stdout)
+    except ValueError:
+        return {}, None
+    if rc != 0 or not isinstance(doc, dict):
+        return {}, None
+    if not doc.get("staged"):
+        return doc, None
+    for g in doc.get("generations") or []:
+        if isinstance(g, dict) and g.get("id") == doc["staged"]:
+            return doc, g
+    return doc, {"id": doc["staged"]}
+
+
+def generation_changes(generation):
+    """The versions a generation changes against the one it was built from, or None if unknown."""
+    changes = generation.get("changes") if generation else None
+    if not isinstance(changes, list):
+        return None
+    return [{"name": c.get("name"), "before": c.get("before"), "after": c.get("after")}
+            for c in changes if isinstance(c, dict)]
+
+
+def switch_check_mode(module, binary, params):
+    """Check mode: stackup switch is not run; history says what it would switch in."""
+    history, staged = staged_generation(module, binary, params)
+    changes = generation_changes(staged) or []
+    result = dict(changed=bool(changes), switched=False, staged=staged is not None, venv_changed=False,
+                  mode="blue-green", changes=changes, venv=history.get("venv"))
+    if staged is None:
+        module.exit_json(msg="check mode: nothing is staged (a real switch needs a stage first); "
+                             "stackup switch not run", **result)
+    if module._diff:
+        result["diff"] = version_diff(changes, "after switch")
+    module.exit_json(msg="check mode: stackup switch not run; it would switch in generation %s"
+                         % staged.get("id"), generation={"id": staged.get("id"), "number": staged.get("generation")},
+                     **result)
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            command=dict(type="str", default="apply", choices=["apply", "plan", "verify", "rollback", "status"]),
+            command=dict(type="str", default="apply", choices=COMMANDS),
             manifest=dict(type="path"),
             venv=dict(type="path"),
             state_dir=dict(type="path"),
             stackup=dict(type="str", default="stackup"),
             uv=dict(type="path"),
-            snapshot_id=dict(type="str"),
+            snapshot_id=dict(type="str", aliases=["to"]),
             extra_args=dict(type="list", elements="str", default=[]),
         ),
         required_if=[("command", c, ["manifest"]) for c in NEEDS_MANIFEST],
@@ -275,13 +383,22 @@ def main():
     if command not in NEEDS_MANIFEST and not (params["manifest"] or params["venv"]):
         module.fail_json(msg="command %s needs manifest or venv" % command)
     if params["snapshot_id"] and command != "rollback":
-        module.fail_json(msg="snapshot_id is only for command rollback")
+        module.fail_json(msg="snapshot_id (to) is only for command rollback")
 
-    dry_run = module.check_mode and command == "apply"
-    argv = build_argv(find_stackup(module, params["stackup"]), params, dry_run)
+    binary = find_stackup(module, params["stackup"])
+    dry_run = module.check_mode and command in BUILDS
+    argv = build_argv(binary, params, "apply" if command in BUILDS else command)
+    if dry_run:
+        argv.append("--dry-run")
+    elif command == "stage":
+        argv.append("--stage")
     if module.check_mode and command == "rollback":
         module.exit_json(changed=True, cmd=argv, msg="check mode: stackup rollback not run")
+    if module.check_mode and command == "switch":
+        switch_check_mode(module, binary, params)
 
+    # The versions a switch changes are the staged generation's own changes, recorded when it was built.
+    staged = staged_generation(module, binary, params)[1] if command == "switch" else None
     rc, stdout, stderr = module.run_command(argv, check_rc=False, expand_user_and_vars=False)
     doc = read_document(module, argv, rc, stdout, stderr)
     errors = doc.get("errors") or []
@@ -293,16 +410,42 @@ def main():
         module.warn("stackup exited %d but its document says exit_code %r, ok %r"
                     % (rc, doc.get("exit_code"), doc.get("ok")))
 
-    # After a failed apply stackup has restored the snapshot: nothing changed, whatever the steps say.
-    changes = package_changes(doc) if rc == 0 else []
-    if command == "apply":
-        result["changed"] = bool(changes) if dry_run else doc.get("changed") is True
-        if module._diff and rc == 0:
-            result["diff"] = version_diff(doc)
+    if command in BUILDS:
+        for key in ("switched", "staged", "venv_changed"):
+            result[key] = doc.get(key) is True
+        # A failed blue/green apply never touched the venv; a failed in-place one restored it.
+        changes = package_changes(doc) if rc == 0 else []
+        if dry_run:
+            result["changed"] = bool(changes)
+        else:
+            result["changed"] = result["venv_changed"] and doc.get("changed") is True
+        if rc == 0:
+            result["changes"] = changes
+            if module._diff and (dry_run or command == "apply"):
+                result["diff"] = version_diff(step_packages(doc),
+                                              "after apply" if command == "apply" else "after switch")
+    elif command == "switch":
+        switched = rc == 0
+        result.update(switched=switched, venv_changed=switched, mode="blue-green")
+        if switched:
+            result["staged"] = False
+            known = staged is not None and staged.get("id") == (doc.get("generation") or {}).get("id")
+            changes = generation_changes(staged) if known else None
+            # Unknown changes: the venv did change, so say so.
+            result["changed"] = changes is None or bool(changes)
+            result["changes"] = changes or []
+            if module._diff and changes:
+                result["diff"] = version_diff(changes, "after switch")
+        else:
+            # exit 3 leaves the staged generation for a later try; exit 2 has none (or it is gone).
+            result["staged"] = staged_generation(module, binary, params)[1] is not None
+            result["changed"] = False
+    elif command == "plan":
+        result["changed"] = False
+        if rc == 0:
+            result["changes"] = package_changes(doc)
     else:
-        result["changed"] = command == "rollback" and rc == 0
-    if command in ("apply", "plan") and rc == 0:
-        result["changes"] = changes
+        result["changed"] = command == "rollback" and rc == 0 and bool(doc.get("snapshot"))
 
     if rc != 0:
         first = errors[0].get("message") if errors and isinstance(errors[0], dict) else None
