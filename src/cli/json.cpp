@@ -314,6 +314,11 @@ void add_apply(Document& doc, const txn::ApplyReport& report, bool dry_run) {
         body["venv_changed"] = report.switched || !report.live_drift.empty() ||
                                (report.mode == txn::Mode::in_place && report.outcome == txn::Outcome::applied);
         body["live_drift"] = report.live_drift;
+        Json phases = Json::object();
+        for (const auto& [name, seconds] : report.phases) {
+            phases[name] = seconds;
+        }
+        body["phases"] = phases;
         body["relocated"] = report.relocated;
         body["recovered"] = report.recovered;
     }

@@ -291,16 +291,33 @@ private:
     struct stat before_ {};
 };
 
+// Records how long each phase of a run took into the report, one lap at a time.
+class Laps {
+public:
+    explicit Laps(ApplyReport& report) : report_(report) {}
+    void lap(const char* name) {
+        const auto now = std::chrono::steady_clock::now();
+        report_.phases.emplace_back(name, std::chrono::duration<double>(now - last_).count());
+        last_ = now;
+    }
+
+private:
+    ApplyReport& report_;
+    std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
 // Blue/green: the generation the venv is (or a fresh snapshot of it), cloned into its
 // ready tree, where every step runs and is verified; the live venv is only read.
 class BlueGreen {
 public:
     BlueGreen(const manifest::Manifest& m, const Options& options, Observer& observer, snapshot::Store& store,
-              Journal& journal, ApplyReport& report)
-        : m_(m), options_(options), observer_(observer), store_(store), journal_(journal), report_(report) {}
+              Journal& journal, ApplyReport& report, Laps& laps)
+        : m_(m), options_(options), observer_(observer), store_(store), journal_(journal), report_(report),
+          laps_(laps) {}
 
     void run(venv::Facts facts) {
         base_ = base_generation(facts);
+        laps_.lap("base");
         report_.snapshot_id = base_.id;
         report_.snapshot_path = base_.dir;
         observer_.snapshot_taken(base_.id, base_.dir);
@@ -346,16 +363,28 @@ private:
             report_.failure = std::string("cannot clone the venv: ") + e.what();
             return false;
         }
+        laps_.lap("clone");
         observer_.cloned(report_.clone, base_.id);
         base::failpoint("cloned");
         Options build = options_;
         build.venv = report_.clone;
         run_all(m_, build, observer_, journal_, facts, report_);
+        laps_.lap("steps");
         if (report_.outcome != Outcome::applied) {
             return false;
         }
         try {
-            return relocate() && live_unchanged() && record(before, facts);
+            if (!relocate()) {
+                return false;
+            }
+            laps_.lap("relocate");
+            if (!live_unchanged()) {
+                return false;
+            }
+            laps_.lap("live check");
+            record(before, facts);
+            laps_.lap("record");
+            return true;
         } catch (const std::exception& e) {
             report_.outcome = Outcome::installer_failed;
             report_.failure = std::string("cannot finish the next generation: ") + e.what();
@@ -416,7 +445,7 @@ private:
         return false;
     }
 
-    bool record(const venv::Facts& before, const venv::Facts& after) {
+    void record(const venv::Facts& before, const venv::Facts& after) {
         snapshot::CreateRequest request;
         request.label = "apply of " + m_.name;
         request.manifest = m_.source.string();
@@ -427,7 +456,6 @@ private:
         request.outcome = options_.stage ? "staged" : "applied";
         request.changes = changes_between(before, after);
         generation_ = store_.create(report_.clone, request);
-        return true;
     }
 
     void switch_in() {
@@ -454,6 +482,7 @@ private:
         report_.switched = true;
         base::failpoint("after-switch");
         note(journal_, RecordKind::committed, "");
+        laps_.lap("switch");
     }
 
     // The live venv was never switched: the clone goes back to being the base's ready tree.
@@ -485,6 +514,7 @@ private:
     snapshot::Store& store_;
     Journal& journal_;
     ApplyReport& report_;
+    Laps& laps_;
     snapshot::SnapshotInfo base_;
     snapshot::SnapshotInfo generation_;
 };
@@ -554,6 +584,7 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
     auto lock = acquire_lock(options.state_dir, "apply " + m.source.string());
     snapshot::Store store(options.state_dir);
     ApplyReport report;
+    Laps laps(report);
     resolve_earlier(store, options, report);
     auto env = manifest::child_environment(m, options.venv, options.caller_env);
     venv::Facts facts = preflight(m, options, env, observer, report);
@@ -565,14 +596,16 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
     discard_staged(store, options, report);
     auto journal = Journal::begin(options.state_dir, m.source.string(), options.venv.string(),
                                   std::string(to_string(report.mode)));
+    laps.lap("preflight");
     if (report.mode == Mode::blue_green) {
-        BlueGreen(m, options, observer, store, journal, report).run(std::move(facts));
+        BlueGreen(m, options, observer, store, journal, report, laps).run(std::move(facts));
     } else {
         apply_in_place(m, options, observer, store, journal, std::move(facts), report);
     }
     if (report.outcome == Outcome::applied && !report.staged) {
         report.pruned = prune(store, options.state_dir, options.venv, m.snapshot_keep,
                               report.generation_id.empty() ? report.snapshot_id : report.generation_id);
+        laps.lap("prune");
     }
     return report;
 }

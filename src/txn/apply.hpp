@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/http.hpp"
@@ -99,6 +100,9 @@ struct ApplyReport {
     // Blue/green: what changed in the live venv while the next generation was built (another
     // writer, or an in-place write through a file the clone shares with it); empty when nothing.
     std::vector<std::string> live_drift;
+    // How long each phase took, in order ("preflight", "base", "clone", "steps", "relocate",
+    // "live check", "record", "switch", "prune"; in place: "snapshot", "steps", "record").
+    std::vector<std::pair<std::string, double>> phases;
 
     ExitCode exit_code() const;
 };
