@@ -9,8 +9,9 @@
 //   sync      one syncfs: the staged tree is on disk before it becomes the venv
 //             (skipped when a ready tree needed no change: prepare() synced it)
 //   swap      exchange the staged tree and the venv in one rename; fsync the parent
-//   check     re-index the venv and compare it with the snapshot's index (hard
-//             links: files by the inode their directory names, see check_restored)
+//   check     copies and reflinks: re-index the venv and compare it with the snapshot's
+//             index (a hard-link ready tree exchanged in one rename is not walked again: it
+//             was judged entry by entry while it was staged, and the exchange moved it whole)
 //   clean up  meanwhile, on a second thread: remove the old tree (hard links:
 //             leave it as the next ready tree, which prepare() brings up to date)
 // Every failure up to the swap leaves the venv untouched; every failure is
@@ -320,7 +321,13 @@ RestoreResult Store::restore(const std::string& id, const std::filesystem::path&
         // The old tree is no part of the venv now: it is disposed of while the venv is checked.
         std::vector<std::string> cleanup_warnings;
         std::jthread cleaner([&] { clean_up(*info, keeper, swap, cleanup_warnings); });
-        check_restored(*info, expected, venv, result);
+        // A hard-link ready tree was judged entry by entry as it was brought up to date, and the
+        // exchange moved that very directory: walking it again would prove nothing more.
+        if (info->strategy == Strategy::hardlink && swap.atomic) {
+            result.tree_digest = info->tree_digest;
+        } else {
+            check_restored(*info, expected, venv, result);
+        }
         remember_root(*this, *info, venv, result);
         clock.lap("check");
         cleaner.join();
@@ -331,7 +338,7 @@ RestoreResult Store::restore(const std::string& id, const std::filesystem::path&
     return result;
 }
 
-std::uint64_t Store::prepare(const std::string& id) const {
+std::uint64_t Store::prepare(const std::string& id, bool durable) const {
     const auto info = find(id);
     if (!info) {
         fail("no snapshot " + id + " in " + snapshots_dir_.string());
@@ -346,7 +353,7 @@ std::uint64_t Store::prepare(const std::string& id) const {
     if (!converged.damage.empty()) {
         fail("snapshot " + id + " is damaged: " + join(converged.damage));
     }
-    if (converged.changes != 0) {
+    if (durable && converged.changes != 0) {
         base::sync_filesystem(info->dir / detail::kReadyDir);  // so a restore that finds it ready need not
     }
     return converged.changes;

@@ -33,6 +33,7 @@ const char* const kTreeDir = "tree";
 const char* const kObjectsDir = ".objects";
 const char* const kHashesFile = "hashes.json";
 const char* const kReadyDir = "ready";
+const char* const kTrashDir = ".trash";
 
 std::filesystem::path objects_of(const std::filesystem::path& dir) {
     return dir.parent_path() / kObjectsDir;
@@ -326,11 +327,11 @@ bool Store::remove(const std::string& id) {
     return removed;
 }
 
-Store::Removal Store::remove(const std::vector<std::string>& ids) {
+Store::Removal Store::remove(const std::vector<std::string>& ids, bool later) {
     Removal out;
     for (const auto& id : ids) {
         try {
-            if (remove_dir(id)) {
+            if (remove_dir(id, later)) {
                 out.removed.push_back(id);
             }
         } catch (const std::exception& e) {
@@ -347,7 +348,7 @@ Store::Removal Store::remove(const std::vector<std::string>& ids) {
     return out;
 }
 
-bool Store::remove_dir(const std::string& id) {
+bool Store::remove_dir(const std::string& id, bool later) {
     const auto dir = snapshots_dir_ / id;
     struct stat st {};
     if (!valid_id(id) || ::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -357,9 +358,29 @@ bool Store::remove_dir(const std::string& id) {
         throw base::errno_error(errno, "cannot remove " + (dir / kInfoFile).string());
     }
     base::fsync_dir(dir);
+    const auto trash = snapshots_dir_ / kTrashDir;
+    if (later && (::mkdir(trash.c_str(), 0700) == 0 || errno == EEXIST) &&
+        ::rename(dir.c_str(), (trash / (id + "-" + random_hex4())).c_str()) == 0) {
+        base::fsync_dir(snapshots_dir_);
+        return true;
+    }
     remove_tree(dir);
     base::fsync_dir(snapshots_dir_);
     return true;
+}
+
+std::uint64_t Store::empty_trash() const {
+    const auto trash = snapshots_dir_ / kTrashDir;
+    std::error_code ec;
+    if (!std::filesystem::is_directory(trash, ec)) {
+        return 0;
+    }
+    std::uint64_t removed = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(trash)) {
+        remove_tree(entry.path());
+        ++removed;
+    }
+    return removed;
 }
 
 std::uint64_t Store::collect_garbage() {

@@ -65,10 +65,10 @@ struct CreateRequest {
     Strategy strategy = Strategy::automatic;  // reflinks, else hard links on the venv's filesystem, else a copy
     // Generations: where the tree lives once it is switched in (empty: where it is now, the
     // venv itself), the generation it was built from, how it came to be, and what it changed.
-    std::filesystem::path venv;
-    std::string parent;
-    std::string outcome = "snapshot";  // "snapshot" (taken as found), "applied", "staged", "rolled back"
-    std::vector<PackageChange> changes;
+    std::filesystem::path venv{};
+    std::string parent{};
+    std::string outcome = "snapshot";  // "snapshot" (taken as found), "applied", "staged"
+    std::vector<PackageChange> changes{};
 };
 
 struct SnapshotInfo {
@@ -86,9 +86,9 @@ struct SnapshotInfo {
     std::filesystem::path dir;     // <state>/snapshots/<id> (not stored in the json)
     std::string index_file = "index.tsv";  // in dir: "index.tsv", or "index.json" for snapshots taken before
     std::uint64_t generation = 0;  // 1, 2, ...: the order generations were made in (0: taken before they were numbered)
-    std::string parent;            // the id of the generation this one was built from, "" for none
-    std::string outcome;           // see CreateRequest
-    std::vector<PackageChange> changes;
+    std::string parent{};          // the id of the generation this one was built from, "" for none
+    std::string outcome{};         // see CreateRequest
+    std::vector<PackageChange> changes{};
     std::uint64_t root_device = 0;  // the root directory the tree had when taken (or last switched in):
     std::uint64_t root_inode = 0;   // while the venv's root is this inode, the venv is this generation
     friend bool operator==(const SnapshotInfo&, const SnapshotInfo&) = default;
@@ -155,7 +155,9 @@ public:
     // Minutes off the critical path (during the installs) suit it; never run it
     // alongside a restore of the same snapshot. Returns the entries it changed;
     // other strategies return 0. Throws Error(rollback_failed) for a damaged snapshot.
-    std::uint64_t prepare(const std::string& id) const;
+    // `durable`: sync it to disk when it changed (a restore that finds it ready need not);
+    // a clone that an apply builds into is synced before its switch instead.
+    std::uint64_t prepare(const std::string& id, bool durable = true) const;
 
     // Walks every snapshot (lstat only; nothing is read or followed). An absent store is empty.
     [[nodiscard]] StoreUsage usage() const;
@@ -171,7 +173,13 @@ public:
         std::vector<std::pair<std::string, std::string>> failed;  // (id, why)
         std::string garbage_error;  // why the unneeded objects could not all be removed; "" when they were
     };
-    Removal remove(const std::vector<std::string>& ids);
+    // `later`: each folder is moved into <snapshots>/.trash instead of being deleted now (a
+    // generation's tree is 20,000 unlinks, which an apply's retention need not wait for);
+    // empty_trash() deletes them. Either way a removed snapshot is gone from list() at once.
+    Removal remove(const std::vector<std::string>& ids, bool later = false);
+    // Deletes what remove(..., later) moved aside; returns how many folders. Safe beside a
+    // create or a restore: nothing in the trash is any snapshot's.
+    std::uint64_t empty_trash() const;
     // Removes snapshot dirs that have no snapshot.json, and the objects that
     // they alone linked; returns their ids.
     // Call it under the venv lock: a create in progress looks incomplete.
@@ -210,7 +218,7 @@ public:
 
 private:
     // remove() without the objects: snapshot.json first, then the dir; false when there is none.
-    bool remove_dir(const std::string& id);
+    bool remove_dir(const std::string& id, bool later = false);
 
     std::filesystem::path snapshots_dir_;
 };

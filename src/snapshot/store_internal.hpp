@@ -15,6 +15,7 @@ extern const char* const kTreeDir;    // "tree": copies and reflinks
 extern const char* const kObjectsDir; // ".objects": hard links, in the snapshots dir, shared (link.hpp)
 extern const char* const kHashesFile; // "hashes.json"
 extern const char* const kReadyDir;   // "ready"
+extern const char* const kTrashDir;   // ".trash": removed snapshots' folders, deleted later
 
 // The object store that hard-link snapshot `dir` (<snapshots>/<id>) draws on.
 std::filesystem::path objects_of(const std::filesystem::path& dir);

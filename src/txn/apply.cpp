@@ -356,7 +356,7 @@ private:
     bool build(venv::Facts& facts) {
         const venv::Facts before = facts;
         try {
-            (void)store_.prepare(base_.id);
+            (void)store_.prepare(base_.id, false);  // synced once, before the switch
             report_.clone = std::filesystem::canonical(store_.tree_of(base_));
         } catch (const std::exception& e) {
             report_.outcome = Outcome::installer_failed;
@@ -392,7 +392,8 @@ private:
         }
     }
 
-    // No file of the clone may name the clone's path once it is the venv.
+    // No file of the clone may name the clone's path once it is the venv. Only what the build
+    // wrote can: the files whose inode the base does not have (its directories list them, no lstat).
     bool relocate() {
         std::set<std::uint64_t> unchanged;
         for (const auto& e : store_.index(base_).entries) {
@@ -400,7 +401,13 @@ private:
                 unchanged.insert(e.inode);
             }
         }
-        auto moved = venv::relocate(report_.clone, report_.clone.string(), options_.venv.string(), unchanged);
+        std::vector<std::string> written;
+        for (const auto& e : snapshot::index_tree(report_.clone, snapshot::Contents::identity).entries) {
+            if (e.type == snapshot::EntryType::file && unchanged.count(e.inode) == 0) {
+                written.push_back(e.path);
+            }
+        }
+        auto moved = venv::relocate(report_.clone, report_.clone.string(), options_.venv.string(), written);
         report_.relocated = moved.rewritten;
         report_.relocated.insert(report_.relocated.end(), moved.removed.begin(), moved.removed.end());
         if (!moved.refused.empty()) {
@@ -459,6 +466,12 @@ private:
     }
 
     void switch_in() {
+        try {
+            base::sync_filesystem(report_.clone);  // the new tree is on disk before it becomes the venv
+        } catch (const std::exception& e) {
+            base::log::warn(std::string("cannot sync the next generation before the switch: ") + e.what());
+        }
+        laps_.lap("sync");
         struct stat clone {};
         struct stat live {};
         Record switching;
@@ -585,6 +598,14 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
     snapshot::Store store(options.state_dir);
     ApplyReport report;
     Laps laps(report);
+    // What the last apply's retention set aside is deleted while this one works.
+    std::jthread trash([&store] {
+        try {
+            (void)store.empty_trash();
+        } catch (const std::exception& e) {
+            base::log::debug(std::string("the store's trash stays for the next run: ") + e.what());
+        }
+    });
     resolve_earlier(store, options, report);
     auto env = manifest::child_environment(m, options.venv, options.caller_env);
     venv::Facts facts = preflight(m, options, env, observer, report);
@@ -604,7 +625,7 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
     }
     if (report.outcome == Outcome::applied && !report.staged) {
         report.pruned = prune(store, options.state_dir, options.venv, m.snapshot_keep,
-                              report.generation_id.empty() ? report.snapshot_id : report.generation_id);
+                              report.generation_id.empty() ? report.snapshot_id : report.generation_id, true);
         laps.lap("prune");
     }
     return report;

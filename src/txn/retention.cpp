@@ -8,7 +8,8 @@
 namespace stackup::txn {
 
 std::vector<std::string> prune(snapshot::Store& store, const std::filesystem::path& state_dir,
-                               const std::filesystem::path& venv, int keep, const std::string& keep_id) {
+                               const std::filesystem::path& venv, int keep, const std::string& keep_id,
+                               bool later) {
     // Never the live generation, nor what an interrupted run or a staged generation needs.
     // The ones an interrupted run needs are kept aside; the live and staged ones count as kept.
     std::set<std::string> needed;
@@ -41,7 +42,7 @@ std::vector<std::string> prune(snapshot::Store& store, const std::filesystem::pa
         }
         doomed.push_back(info.id);
     }
-    auto removal = store.remove(doomed);
+    auto removal = store.remove(doomed, later);
     for (const auto& [id, why] : removal.failed) {
         base::log::warn("cannot prune snapshot " + id + ": " + why);
     }

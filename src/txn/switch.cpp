@@ -4,6 +4,7 @@
 
 #include "base/error.hpp"
 #include "base/failpoint.hpp"
+#include "base/fs.hpp"
 #include "base/log.hpp"
 #include "snapshot/store.hpp"
 #include "txn/journal.hpp"
@@ -73,6 +74,7 @@ SwitchReport switch_staged(const Options& options) {
     if (auto blocker = store.exchange_blocker(options.venv)) {
         throw Error(ExitCode::preflight_failed, "cannot switch: " + *blocker + "; nothing was touched");
     }
+    base::sync_filesystem(clone);  // the staged tree is on disk before it becomes the venv
     auto journal = Journal::begin(options.state_dir, staged->manifest, options.venv.string(), "blue-green");
     Record taken;
     taken.kind = RecordKind::snapshot_taken;

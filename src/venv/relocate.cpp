@@ -85,16 +85,14 @@ bool update_record(const std::filesystem::path& record, const std::map<std::file
 }  // namespace
 
 Relocation relocate(const std::filesystem::path& tree, const std::string& from, const std::string& to,
-                    const std::set<std::uint64_t>& unchanged) {
+                    const std::vector<std::string>& candidates) {
     Relocation result;
     std::map<std::filesystem::path, std::string> rewritten;  // absolute path -> new contents
     std::vector<std::filesystem::path> records;
-    for (auto it = std::filesystem::recursive_directory_iterator(tree); it != std::filesystem::recursive_directory_iterator();
-         ++it) {
+    for (const auto& rel : candidates) {
+        const auto path = tree / rel;
         struct stat st {};
-        const auto& path = it->path();
-        if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
-            unchanged.count(static_cast<std::uint64_t>(st.st_ino)) != 0) {
+        if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
             continue;
         }
         if (is_record(path)) {
@@ -104,7 +102,6 @@ Relocation relocate(const std::filesystem::path& tree, const std::string& from, 
         if (text.find(from) == std::string::npos) {
             continue;
         }
-        const std::string rel = path.lexically_relative(tree).generic_string();
         if (path.extension() == ".pyc") {
             if (::unlink(path.c_str()) != 0) {
                 throw base::errno_error(errno, "cannot remove " + path.string());

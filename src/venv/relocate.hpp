@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -21,12 +20,11 @@ struct Relocation {
     std::vector<std::string> refused;    // other binary files that name it: the tree cannot be switched
 };
 
-// Looks at every regular file under `tree` whose inode is not in `unchanged`
-// (the files the build did not write are the live venv's own and cannot name
-// the build path) and replaces each occurrence of `from` by `to`, each file
-// replaced whole (a new inode; the old one may be shared with another tree).
-// Throws std::system_error when a file cannot be read or written.
+// Looks at each of `candidates` (paths relative to `tree`: the regular files the build
+// wrote; the others are the live venv's own and cannot name the build path) and replaces
+// each occurrence of `from` by `to`, each file replaced whole (a new inode; the old one may
+// be shared with another tree). Throws std::system_error when a file cannot be read or written.
 [[nodiscard]] Relocation relocate(const std::filesystem::path& tree, const std::string& from, const std::string& to,
-                                  const std::set<std::uint64_t>& unchanged);
+                                  const std::vector<std::string>& candidates);
 
 }  // namespace stackup::venv

@@ -4,7 +4,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <set>
 
 #include "base/fs.hpp"
 #include "base/sha256.hpp"
@@ -48,7 +47,12 @@ TEST_SUITE("venv") {
         write(site / "tool/_native.so", std::string("ELF\0", 4) + from);
         write(site / "tool/plain.py", "print('no path here')\n");
 
-        auto moved = relocate(tree, from, to, {inode(tree / "bin/old")});
+        // bin/old is the live venv's own file: not a candidate.
+        const std::vector<std::string> written{"bin/tool", "lib/python3.12/site-packages/tool-2.0.dist-info/RECORD",
+                                               "lib/python3.12/site-packages/tool/__pycache__/x.cpython-312.pyc",
+                                               "lib/python3.12/site-packages/tool/_native.so",
+                                               "lib/python3.12/site-packages/tool/plain.py"};
+        auto moved = relocate(tree, from, to, written);
         CHECK(moved.rewritten == std::vector<std::string>{"bin/tool"});
         CHECK(moved.removed == std::vector<std::string>{"lib/python3.12/site-packages/tool/__pycache__/x.cpython-312.pyc"});
         CHECK(moved.refused == std::vector<std::string>{"lib/python3.12/site-packages/tool/_native.so"});
@@ -71,7 +75,7 @@ TEST_SUITE("venv") {
         const fs::path tree = dir.path() / "clone";
         write(tree / "bin/tool", "#!/srv/venv/bin/python\n");
         const auto before = inode(tree / "bin/tool");
-        auto moved = relocate(tree, tree.string(), "/srv/venv", {});
+        auto moved = relocate(tree, tree.string(), "/srv/venv", {"bin/tool"});
         CHECK(moved.rewritten.empty());
         CHECK(moved.records.empty());
         CHECK(inode(tree / "bin/tool") == before);
