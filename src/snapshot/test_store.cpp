@@ -265,4 +265,62 @@ TEST_SUITE("snapshot") {
         CHECK_THROWS_AS((void)store.create(dir / "missing", {}), std::system_error);
         CHECK(store.list().empty());
     }
+
+    TEST_CASE("generations: the venv is the generation whose root it is, until it changes; an exchange switches") {
+        Fixture f;
+        CreateRequest request{"base", "/etc/m.yaml", {}, Strategy::hardlink};
+        const SnapshotInfo base = f.store.create(f.venv, request);
+        CHECK(base.generation == 1);
+        CHECK(base.root_inode == static_cast<std::uint64_t>(inode_of(f.venv)));
+        REQUIRE(f.store.live(f.venv));
+        CHECK(f.store.live(f.venv)->id == base.id);
+        CHECK_FALSE(f.store.exchange_blocker(f.venv));
+
+        // The clone: the base's ready tree; a file replaced in it as uv replaces files.
+        (void)f.store.prepare(base.id, false);
+        const fs::path clone = f.store.tree_of(base);
+        write_bytes(clone / "new.tmp", "__version__ = '2.11.0'\n");
+        fs::rename(clone / "new.tmp", clone / kVersionPy);
+        CHECK(f.store.drift(base, f.venv).empty());  // the live venv did not move
+        request.label = "next";
+        request.parent = base.id;
+        request.outcome = "applied";
+        request.venv = f.venv;
+        request.changes = {{"torch", "2.10.0", "2.11.0"}};
+        const SnapshotInfo next = f.store.create(clone, request);
+        CHECK(next.generation == 2);
+        CHECK(next.venv == fs::canonical(f.venv));
+        CHECK(f.store.find(next.id)->changes == request.changes);
+
+        const auto old_root = inode_of(f.venv);
+        f.store.exchange(base, f.venv);
+        CHECK(inode_of(f.venv) == next.root_inode);
+        CHECK(inode_of(clone) == old_root);
+        CHECK(stackup::base::read_file(f.venv / kVersionPy) == "__version__ = '2.11.0'\n");
+        REQUIRE(f.store.live(f.venv));
+        CHECK(f.store.live(f.venv)->id == next.id);
+        CHECK(f.store.drift(base, clone).empty());  // the old tree, exactly as it was
+
+        // A restore of the base keeps the replaced tree as the next generation's: undone by another.
+        (void)f.store.restore(base.id, f.venv, next.id);
+        CHECK(inode_of(f.venv) == old_root);
+        CHECK(f.store.live(f.venv)->id == base.id);
+        (void)f.store.restore(next.id, f.venv, base.id);
+        CHECK(inode_of(f.venv) == next.root_inode);
+        CHECK(stackup::base::read_file(f.venv / kVersionPy) == "__version__ = '2.11.0'\n");
+
+        write_bytes(f.venv / "stray.py", "x");  // a change by hand: no generation is the venv now
+        CHECK_FALSE(f.store.live(f.venv));
+    }
+
+    TEST_CASE("a removal for later is gone from the list at once; its folder waits in the trash") {
+        Fixture f;
+        const SnapshotInfo a = f.snap("a");
+        auto removal = f.store.remove(std::vector<std::string>{a.id}, true);
+        CHECK(removal.removed == std::vector<std::string>{a.id});
+        CHECK(f.store.list().empty());
+        CHECK_FALSE(fs::exists(a.dir));
+        CHECK(f.store.empty_trash() == 1);
+        CHECK(f.store.empty_trash() == 0);
+    }
 }
