@@ -1,9 +1,8 @@
 #pragma once
-// Internal to the snapshot store: index.tsv, the index of snapshots taken
-// since format 2. A restore reads the index first and every snapshot writes
-// one, 20,000-60,000 entries: as JSON that took 25 ms to write and 35 ms to
-// read (nlohmann's lexer), as tab-separated lines it takes a few. index.json
-// (store_json.hpp) is still read for snapshots taken before.
+// Internal to the snapshot store: index.tsv, the index of a snapshot. A
+// restore reads the index first and every snapshot writes one, 20,000-60,000
+// entries: as JSON that took 25 ms to write and 35 ms to read (nlohmann's
+// lexer), as tab-separated lines it takes a few.
 //
 //   stackup snapshot index 2
 //   <type>\t<mode>\t<size>\t<mtime_ns>\t<ino>\t<ctime_ns>\t<sha256>\t<path>[\t<target>]

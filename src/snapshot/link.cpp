@@ -165,34 +165,6 @@ std::vector<std::string> check_links(const TreeIndex& expected, const std::files
     return out;
 }
 
-void adopt_flat_tree(const TreeIndex& index, const std::filesystem::path& flat, const std::filesystem::path& objects) {
-    struct stat st {};
-    if (::lstat(flat.c_str(), &st) != 0 && errno == ENOENT) {
-        return;
-    }
-    if (::mkdir(objects.c_str(), 0700) != 0 && errno != EEXIST) {
-        throw base::errno_error(errno, "cannot create directory " + objects.string());
-    }
-    const base::UniqueFd flat_fd = base::open_file(flat, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-    const base::UniqueFd objects_fd = base::open_file(objects, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-    const auto held = held_inodes(objects_fd.get(), objects);
-    for (std::size_t i = 0; i < index.entries.size(); ++i) {
-        const TreeEntry& e = index.entries[i];
-        const std::string name = std::to_string(i);
-        if (e.type != EntryType::file || held.count(e.inode) != 0 ||
-            ::fstatat(flat_fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_ino != e.inode) {
-            continue;
-        }
-        if (::linkat(flat_fd.get(), name.c_str(), objects_fd.get(), object_name(e.inode).c_str(), 0) != 0 &&
-            errno != EEXIST) {
-            throw base::errno_error(errno, "cannot hard-link " + (flat / name).string() + " to " +
-                                               object_file(objects, e.inode).string());
-        }
-    }
-    base::sync_filesystem(objects);  // before the only other links go
-    remove_tree(flat);
-}
-
 void add_referenced(const TreeIndex& index, std::set<std::uint64_t>& referenced) {
     for (const TreeEntry& e : index.entries) {
         if (e.type == EntryType::file && e.inode != 0) {

@@ -56,13 +56,6 @@ struct Linked {
 // Whether `path` still holds exactly what its record says (inode, size, mtime and ctime).
 [[nodiscard]] bool record_holds(const TreeEntry& entry, const std::filesystem::path& path);
 
-// A hard-link snapshot taken before the object store kept its links in a flat
-// tree of its own, `flat`, each file named by its position in the index: links
-// each into `objects` under its inode's name (when it still is that inode: a
-// file that is not stays missing, and the snapshot is refused as damaged),
-// then removes `flat`. Nothing to do when `flat` does not exist.
-void adopt_flat_tree(const TreeIndex& index, const std::filesystem::path& flat, const std::filesystem::path& objects);
-
 // The inodes whose objects `index` needs.
 void add_referenced(const TreeIndex& index, std::set<std::uint64_t>& referenced);
 

@@ -293,11 +293,6 @@ RestoreResult Store::restore(const std::string& id, const std::filesystem::path&
         keeper = find(keep_replaced_as);
     }
     const TreeIndex expected = index(*info);
-    try {
-        detail::adopt_old_layout(*info, expected);
-    } catch (const std::exception& e) {
-        fail("cannot restore snapshot " + id + ": " + e.what() + "; nothing was changed");
-    }
     const auto venv = resolve_target(venv_path);
     if (venv != info->venv) {
         fail("snapshot " + id + " was taken of " + info->venv.string() + ", not of " + venv.string() +
@@ -347,7 +342,6 @@ std::uint64_t Store::prepare(const std::string& id, bool durable) const {
         return 0;
     }
     const TreeIndex expected = index(*info);
-    detail::adopt_old_layout(*info, expected);
     const Convergence converged = converge_links(expected, detail::objects_of(info->dir),
                                                  info->dir / detail::kReadyDir, detail::load_hashes(info->dir));
     if (!converged.damage.empty()) {

@@ -28,7 +28,6 @@ namespace detail {
 
 const char* const kInfoFile = "snapshot.json";
 const char* const kIndexFile = "index.tsv";
-const char* const kOldIndexFile = "index.json";
 const char* const kTreeDir = "tree";
 const char* const kObjectsDir = ".objects";
 const char* const kHashesFile = "hashes.json";
@@ -37,12 +36,6 @@ const char* const kTrashDir = ".trash";
 
 std::filesystem::path objects_of(const std::filesystem::path& dir) {
     return dir.parent_path() / kObjectsDir;
-}
-
-void adopt_old_layout(const SnapshotInfo& info, const TreeIndex& index) {
-    if (info.strategy == Strategy::hardlink) {
-        adopt_flat_tree(index, info.dir / kTreeDir, objects_of(info.dir));
-    }
 }
 
 std::string random_hex4() {
@@ -263,8 +256,7 @@ TreeIndex Store::index(const SnapshotInfo& info) const {
     const auto path = info.dir / info.index_file;
     TreeIndex index;
     try {
-        index = info.index_file == kOldIndexFile ? json_format::index_from_json(base::read_file(path), path)
-                                                 : tsv_format::index_from_tsv(base::read_file(path), path);
+        index = tsv_format::index_from_tsv(base::read_file(path), path);
     } catch (const std::exception& e) {
         throw Error(ExitCode::rollback_failed, "snapshot " + info.id + " is unusable: " + e.what());
     }
@@ -281,7 +273,6 @@ std::vector<std::string> Store::verify(const std::string& id) const {
     const TreeIndex expected = index(info);
     const auto tree = info.dir / kTreeDir;
     try {
-        adopt_old_layout(info, expected);
         switch (info.strategy) {
             case Strategy::hardlink:
                 return check_links(expected, objects_of(info.dir), load_hashes(info.dir));
@@ -302,7 +293,6 @@ std::uint64_t Store::seal(const std::string& id) {
     }
     FileHashes hashes = load_hashes(info.dir);
     const TreeIndex recorded = index(info);
-    adopt_old_layout(info, recorded);
     for (std::size_t i = 0; i < recorded.entries.size(); ++i) {
         const TreeEntry& e = recorded.entries[i];
         const auto path = object_file(objects_of(info.dir), e.inode);

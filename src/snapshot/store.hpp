@@ -5,7 +5,7 @@
 // Layout: <state>/snapshots/<id>/tree/          copies and reflinks: the copy of the venv
 //         <state>/snapshots/.objects/<inode>   hard links: one link per inode any snapshot needs (link.hpp)
 //         <state>/snapshots/<id>/ready/         hard links only, a cache: the tree a restore swaps in (ready.hpp)
-//         <state>/snapshots/<id>/index.tsv      its TreeIndex (index_tsv.hpp; index.json before format 2)
+//         <state>/snapshots/<id>/index.tsv      its TreeIndex (index_tsv.hpp)
 //         <state>/snapshots/<id>/hashes.json    hard links only, optional: seal()'s sha256s
 //         <state>/snapshots/<id>/snapshot.json  metadata (format 1), written last
 // A snapshot dir without snapshot.json is incomplete: list() ignores it and
@@ -84,7 +84,7 @@ struct SnapshotInfo {
     std::uint64_t file_bytes = 0;  // sum of file sizes
     std::string tree_digest;       // tree_digest() of the index file's index
     std::filesystem::path dir;     // <state>/snapshots/<id> (not stored in the json)
-    std::string index_file = "index.tsv";  // in dir: "index.tsv", or "index.json" for snapshots taken before
+    std::string index_file = "index.tsv";  // in dir
     std::uint64_t generation = 0;  // 1, 2, ...: the order generations were made in (0: taken before they were numbered)
     std::string parent{};          // the id of the generation this one was built from, "" for none
     std::string outcome{};         // see CreateRequest

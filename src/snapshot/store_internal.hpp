@@ -10,7 +10,7 @@
 namespace stackup::snapshot::detail {
 
 extern const char* const kInfoFile;   // "snapshot.json"
-extern const char* const kIndexFile;  // "index.tsv" (index.json, format 1: before)
+extern const char* const kIndexFile;  // "index.tsv"
 extern const char* const kTreeDir;    // "tree": copies and reflinks
 extern const char* const kObjectsDir; // ".objects": hard links, in the snapshots dir, shared (link.hpp)
 extern const char* const kHashesFile; // "hashes.json"
@@ -19,10 +19,6 @@ extern const char* const kTrashDir;   // ".trash": removed snapshots' folders, d
 
 // The object store that hard-link snapshot `dir` (<snapshots>/<id>) draws on.
 std::filesystem::path objects_of(const std::filesystem::path& dir);
-
-// Hard links: moves the links of a snapshot taken before the object store into
-// it (adopt_flat_tree); nothing for other strategies or snapshots taken since.
-void adopt_old_layout(const SnapshotInfo& info, const TreeIndex& index);
 
 // Four random hex digits, for names that must not collide.
 std::string random_hex4();

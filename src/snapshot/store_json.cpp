@@ -141,8 +141,8 @@ SnapshotInfo info_from_json(const std::string& text, const std::filesystem::path
         info.entries = index.at("entries").get<std::uint64_t>();
         info.file_bytes = index.at("file_bytes").get<std::uint64_t>();
         info.tree_digest = index.at("tree_digest").get<std::string>();
-        info.index_file = index.value("file", std::string("index.json"));
-        if (info.index_file != "index.tsv" && info.index_file != "index.json") {
+        info.index_file = index.value("file", std::string());
+        if (info.index_file != "index.tsv") {
             throw std::runtime_error("unknown index file " + index.at("file").dump());
         }
         info.generation = doc.value("generation", std::uint64_t{0});

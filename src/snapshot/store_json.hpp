@@ -1,5 +1,5 @@
 #pragma once
-// Internal to the snapshot store: index.json and snapshot.json (format 1),
+// Internal to the snapshot store: snapshot.json and hashes.json (format 1),
 // text in and out. Parse failures throw std::runtime_error naming `source`.
 
 #include <cstdint>
@@ -19,11 +19,6 @@ inline constexpr int kFormat = 1;
 [[nodiscard]] std::string from_hex(const std::string& hex);
 // "0755" -> 0755; throws std::runtime_error for anything else.
 [[nodiscard]] std::uint32_t parse_mode(const std::string& text);
-
-// index.json (index_json.cpp): one entry per line, written and read without a
-// DOM, as a venv's index has 20,000-60,000 entries and a restore reads it first.
-[[nodiscard]] std::string index_to_json(const TreeIndex& index);
-[[nodiscard]] TreeIndex index_from_json(const std::string& text, const std::filesystem::path& source);
 
 // SnapshotInfo::dir is not stored: it is where the file was found.
 [[nodiscard]] std::string info_to_json(const SnapshotInfo& info);

@@ -245,34 +245,6 @@ TEST_SUITE("snapshot") {
         CHECK(fs::is_empty(objects));
     }
 
-    TEST_CASE("a hard-link snapshot taken before the object store is adopted into it and restores") {
-        LinkFixture f;
-        const std::string original = f.digest();
-        const SnapshotInfo info = f.snap();
-        const TreeIndex index = f.store.index(info);
-        const fs::path objects = f.store.snapshots_dir() / ".objects";
-        // As the previous version left it: tree/<position> links, index.json, no objects.
-        fs::create_directory(info.dir / "tree");
-        for (std::size_t i = 0; i < index.entries.size(); ++i) {
-            if (index.entries[i].type == EntryType::file) {
-                fs::create_hard_link(object_file(objects, index.entries[i].inode), info.dir / "tree" / std::to_string(i));
-            }
-        }
-        fs::remove_all(objects);
-        stackup::base::write_file_atomic(info.dir / "index.json", json_format::index_to_json(index));
-        fs::remove(info.dir / "index.tsv");
-        auto doc = nlohmann::json::parse(stackup::base::read_file(info.dir / "snapshot.json"));
-        doc["index"]["file"] = "index.json";
-        stackup::base::write_file_atomic(info.dir / "snapshot.json", doc.dump(2));
-
-        replace_file(f.venv / kVersionPy, "__version__ = 'broken'\n");
-        (void)f.store.restore(info.id, f.venv);
-        CHECK(f.digest() == original);
-        CHECK_FALSE(fs::exists(info.dir / "tree"));
-        CHECK(inode_of(object_file(objects, index.find(kVersionPy)->inode)) == inode_of(f.venv / kVersionPy));
-        CHECK(f.store.verify(info.id).empty());
-    }
-
     TEST_CASE("removing several snapshots at once drops the objects only they needed, and skips unknown ids") {
         LinkFixture f;
         const fs::path objects = f.store.snapshots_dir() / ".objects";

@@ -160,28 +160,6 @@ TEST_SUITE("snapshot") {
         CHECK(f.digest() == before);
     }
 
-    TEST_CASE("a snapshot taken before index.tsv (index.json, format 1) still restores") {
-        Fixture f;
-        const std::string original = f.digest();
-        const SnapshotInfo info = f.snap();
-        // As the previous version left it: index.json, and snapshot.json naming it.
-        stackup::base::write_file_atomic(info.dir / "index.json",
-                                         json_format::index_to_json(f.store.index(info)));
-        fs::remove(info.dir / "index.tsv");
-        auto doc = nlohmann::json::parse(stackup::base::read_file(info.dir / "snapshot.json"));
-        doc["index"]["file"] = "index.json";
-        stackup::base::write_file_atomic(info.dir / "snapshot.json", doc.dump(2));
-        CHECK(f.store.find(info.id)->index_file == "index.json");
-        write_bytes(f.venv / "stray.py", "x");
-        (void)f.store.restore(info.id, f.venv);
-        CHECK(f.digest() == original);
-
-        doc["index"]["file"] = "../../elsewhere";
-        stackup::base::write_file_atomic(info.dir / "snapshot.json", doc.dump(2));
-        const Error e = error_of([&] { (void)f.store.find(info.id); });
-        CHECK(std::string(e.what()).find("unknown index file") != std::string::npos);
-    }
-
     TEST_CASE("restore refuses an unknown id and a venv the snapshot was not taken of") {
         Fixture f;
         const SnapshotInfo info = f.snap();
