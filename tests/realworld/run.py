@@ -10,6 +10,8 @@ Scenarios (README.md says what each asserts and why):
   cu12-to-cu13     plan lists the removals, apply, no -cu12 dist left, verify, rollback brings them back
   healthy-verify   `verify` passes on a venv of popular compiled packages (version-only expectations)
   deps-false       a `deps: false` step that leaves cuda-pathfinder out fails (exit 1) and leaves the venv as it was
+  console-script   blue/green with a real console script (tqdm): after the switch it names the venv's python,
+                   runs, matches its RECORD line, no file names the clone; rollback switches back
 
 Python standard library only. Every fact is asserted by running the venv's own python
 (importlib.metadata) or by digesting the tree, not by reading stackup's words.
@@ -82,7 +84,9 @@ DEPS_BEFORE = "cuda-bindings==12.9.0"
 DEPS_STEP = "cuda-bindings==12.9.4"
 DEPS_MISSING = "cuda-pathfinder"
 
-SCENARIOS = ["dry-run", "cu12-leftover", "cu12-to-cu13", "healthy-verify", "deps-false"]
+SCENARIOS = ["dry-run", "cu12-leftover", "cu12-to-cu13", "healthy-verify", "deps-false", "console-script"]
+SCRIPT_BEFORE = "tqdm==4.66.4"   # a real package with a console script (`tqdm`), upgraded
+SCRIPT_AFTER = "tqdm==4.67.1"
 CMD_TIMEOUT = 1800
 
 
@@ -513,12 +517,77 @@ def scenario_deps_false(ctx, fx):
     c.done()
 
 
+def grep_tree(root, needle):
+    """Every file under `root` whose bytes contain `needle` (symlinks not followed)."""
+    hits = []
+    for dirpath, _, filenames in os.walk(root):
+        for name in filenames:
+            path = Path(dirpath) / name
+            if path.is_symlink():
+                continue
+            try:
+                if needle in path.read_bytes():
+                    hits.append(str(path))
+            except OSError:
+                pass
+    return hits
+
+
+def scenario_console_script(ctx, fx):
+    """Blue/green with a real console script: uv writes the clone's python into the script's
+    shebang; after the switch the script must name the venv's python and run, its RECORD line
+    must match it, and no file anywhere in the venv may name the clone."""
+    base = ctx.work / "console-script"
+    shutil.rmtree(base, ignore_errors=True)
+    venv = base / "venv"
+    ctx.pip_venv(venv, [SCRIPT_BEFORE])
+    manifest = ctx.manifest(ctx.work / "manifests" / "console-script.yaml", venv,
+                            [{"name": "tqdm", "packages": [SCRIPT_AFTER],
+                              "expect": {"tqdm": "==" + SCRIPT_AFTER.split("==")[1]}}])
+    c = Checks()
+    root_before = os.stat(venv).st_ino
+    r = ctx.stackup_run("apply", manifest, json_out=True)
+    doc = r.doc or {}
+    if not c(r.returncode == 0, f"apply exits 0 (got {r.returncode})", tail(r.stdout + r.stderr)):
+        c.done()
+    c(doc.get("mode") == "blue-green" and doc.get("switched"), f"a blue/green switch (mode {doc.get('mode')}, "
+                                                                 f"switched {doc.get('switched')})")
+    c(os.stat(venv).st_ino != root_before, "the venv's root directory is another inode (switched, not changed in place)")
+    clone = doc.get("clone") or ""
+    hits = grep_tree(venv, clone.encode()) if clone else ["(no clone in the JSON)"]
+    c(not hits, f"no file in the venv names the clone's path ({len(hits)} do)", "\n".join("      " + h for h in hits[:10]))
+    say(f"    relocated: {', '.join(doc.get('relocated') or []) or 'nothing'}")
+    script = venv / "bin" / "tqdm"
+    head = "\n".join(script.read_text().splitlines()[:3]) if script.exists() else ""
+    c(f"{venv}/bin/python" in head, f"bin/tqdm names the venv's python: {head.splitlines()[0] if head else '(missing)'}")
+    p = run([script, "--version"])
+    c(p.returncode == 0 and SCRIPT_AFTER.split("==")[1] in p.stdout + p.stderr,
+      f"bin/tqdm --version runs and says {SCRIPT_AFTER.split('==')[1]} (got {(p.stdout + p.stderr).strip()!r})")
+    code = ("import importlib.metadata as md, hashlib, base64, pathlib, sys\n"
+            "d = md.distribution('tqdm')\n"
+            "for f in d.files:\n"
+            "    if f.name == 'tqdm' and f.hash:\n"
+            "        data = pathlib.Path(d.locate_file(f)).read_bytes()\n"
+            "        h = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()\n"
+            "        print('match' if h == f.hash.value and len(data) == f.size else 'stale')\n")
+    p = run([venv / "bin/python", "-c", code])
+    c(p.stdout.strip() == "match", f"the script's RECORD line matches it ({p.stdout.strip() or p.stderr.strip()})")
+    r = ctx.stackup_run("rollback", manifest)
+    c(r.returncode == 0 and os.stat(venv).st_ino == root_before,
+      f"rollback exits 0 and switches the old tree back (got {r.returncode})", tail(r.stdout + r.stderr))
+    p = run([script, "--version"])
+    c(p.returncode == 0 and SCRIPT_BEFORE.split("==")[1] in p.stdout + p.stderr,
+      f"bin/tqdm --version after the rollback says {SCRIPT_BEFORE.split('==')[1]} (got {(p.stdout + p.stderr).strip()!r})")
+    c.done()
+
+
 RUNNERS = {
     "dry-run": scenario_dry_run,
     "cu12-leftover": scenario_cu12_leftover,
     "cu12-to-cu13": scenario_cu12_to_cu13,
     "healthy-verify": scenario_healthy_verify,
     "deps-false": scenario_deps_false,
+    "console-script": scenario_console_script,
 }
 
 
