@@ -37,7 +37,27 @@ std::map<std::string, std::string> versions_of(const venv::Facts& facts) {
     return out;
 }
 
+class RealTools : public Tools {
+public:
+    installer::RunResult install(const installer::Invocation& invocation, const base::LineSink& on_line) override {
+        return installer::run(invocation, on_line);
+    }
+    venv::Facts probe(const std::filesystem::path& venv, const std::vector<venv::ImportRequest>& requests,
+                      const base::Environment& env) override {
+        return venv::probe(venv, requests, env);
+    }
+    CheckReport check(const manifest::Manifest& m, const std::filesystem::path& venv, const base::Environment& env,
+                      const manifest::Check& check) override {
+        return run_check(m, venv, env, check);
+    }
+};
+
 }  // namespace
+
+Tools& real_tools() {
+    static RealTools tools;
+    return tools;
+}
 
 std::vector<PackageRow> package_rows(const manifest::Step* step, const venv::Facts& before,
                                      const venv::Facts& after) {
@@ -147,7 +167,7 @@ void StepRunner::set_baseline(const venv::Facts& facts) {
 
 void StepRunner::checks(ApplyReport& report) {
     for (const auto& check : m_.checks) {
-        CheckReport c = run_check(m_, options_.venv, env_, check);
+        CheckReport c = tools_.check(m_, options_.venv, env_, check);
         observer_.check_finished(c);
         if (!c.ok) {
             report.mismatches.push_back(check_mismatch(c));
@@ -196,7 +216,7 @@ bool StepRunner::run_installer(StepReport& r, const std::optional<installer::Inv
     if (!invocation) {
         return true;
     }
-    auto run = installer::run(*invocation, [&](std::string_view line) { observer_.installer_line(line); });
+    auto run = tools_.install(*invocation, [&](std::string_view line) { observer_.installer_line(line); });
     r.summary.merge(run.summary);
     if (!run.process.ok()) {
         r.installer_error = "uv " + run.process.describe();
@@ -229,7 +249,7 @@ std::vector<verify::Judgement> StepRunner::judge_requirements(const std::string&
 venv::Facts StepRunner::probe_after(std::size_t i, StepReport& r) {
     auto requests = verify::import_requests(verify::expectations_through(m_, i));
     try {
-        return venv::probe(options_.venv, requests, env_);
+        return tools_.probe(options_.venv, requests, env_);
     } catch (const Error& e) {
         r.mismatches.push_back({m_.steps[i].name, "", "probe", "the venv's python answers", e.what()});
         return {};

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "installer/command.hpp"
+#include "installer/runner.hpp"
 #include "manifest/manifest.hpp"
 #include "txn/apply.hpp"
 #include "venv/probe.hpp"
@@ -23,14 +24,31 @@ std::vector<PackageRow> package_rows(const manifest::Step* step, const venv::Fac
 // The run's outcome from its steps: the first failed step decides.
 Outcome outcome_of(const std::vector<StepReport>& steps);
 
+// What the steps run, behind one seam: uv and the venv's python. The real ones start
+// processes; test_steps.cpp passes its own to drive every outcome of a step without uv.
+class Tools {
+public:
+    virtual ~Tools() = default;
+    virtual installer::RunResult install(const installer::Invocation& invocation, const base::LineSink& on_line) = 0;
+    // Throws Error when the venv's python does not answer.
+    virtual venv::Facts probe(const std::filesystem::path& venv, const std::vector<venv::ImportRequest>& requests,
+                              const base::Environment& env) = 0;
+    virtual CheckReport check(const manifest::Manifest& m, const std::filesystem::path& venv,
+                              const base::Environment& env, const manifest::Check& check) = 0;
+};
+
+// uv and the venv's python, for real.
+Tools& real_tools();
+
 class StepRunner {
 public:
     // `options.venv` is the tree the steps install into; each step's requirements file is
     // written into `requirements_dir`.
     StepRunner(const manifest::Manifest& m, Options options, Observer& obs, base::Environment env,
-               std::filesystem::path requirements_dir, installer::Mode mode = installer::Mode::install)
+               std::filesystem::path requirements_dir, installer::Mode mode = installer::Mode::install,
+               Tools& tools = real_tools())
         : m_(m), options_(std::move(options)), observer_(obs), env_(std::move(env)),
-          requirements_dir_(std::move(requirements_dir)), mode_(mode) {}
+          requirements_dir_(std::move(requirements_dir)), mode_(mode), tools_(tools) {}
 
     // Returns false when the step failed; the report says how.
     bool step(std::size_t i, venv::Facts& facts, ApplyReport& report);
@@ -54,6 +72,7 @@ private:
     base::Environment env_;
     std::filesystem::path requirements_dir_;
     installer::Mode mode_;
+    Tools& tools_;
     std::vector<verify::BrokenRequirement> baseline_;
 };
 

@@ -1,0 +1,177 @@
+// The steps of an apply behind their seam (txn::Tools): every outcome of a step, driven
+// without uv or a python, from what the tools answer.
+#include <doctest/doctest.h>
+
+#include <deque>
+
+#include "base/error.hpp"
+#include "manifest/manifest.hpp"
+#include "temp_dir.hpp"
+#include "txn/steps.hpp"
+
+using namespace stackup;
+using namespace stackup::txn;
+
+namespace {
+
+const char* const kManifest = R"(version: 1
+name: seam
+venv: /srv/venv
+indexes:
+  pytorch: https://example.invalid/cu130
+steps:
+  - name: torch
+    index: pytorch
+    packages: ["torch==2.11.0+cu130"]
+    expect:
+      torch: {local: cu130}
+checks:
+  - name: imports
+    python: "import torch"
+)";
+
+venv::Facts facts_with(const std::string& torch) {
+    venv::Facts f;
+    f.distributions.push_back({"torch", "torch", torch});
+    venv::ImportResult imported;
+    imported.dist = "torch";
+    imported.module = "torch";
+    imported.version = torch;
+    f.imports.push_back(imported);
+    return f;
+}
+
+// Answers as told, and remembers what it was asked.
+class ScriptedTools : public Tools {
+public:
+    installer::RunResult install_result;
+    std::deque<venv::Facts> probes;
+    bool probe_fails = false;
+    bool check_passes = true;
+    std::vector<installer::Invocation> installs;
+    std::vector<std::filesystem::path> probed;
+
+    installer::RunResult install(const installer::Invocation& invocation, const base::LineSink& on_line) override {
+        installs.push_back(invocation);
+        on_line(" + torch==2.11.0+cu130");
+        return install_result;
+    }
+    venv::Facts probe(const std::filesystem::path& venv, const std::vector<venv::ImportRequest>&,
+                      const base::Environment&) override {
+        probed.push_back(venv);
+        if (probe_fails || probes.empty()) {
+            throw Error(ExitCode::preflight_failed, "the venv's python does not answer");
+        }
+        auto f = probes.front();
+        probes.pop_front();
+        return f;
+    }
+    CheckReport check(const manifest::Manifest&, const std::filesystem::path&, const base::Environment&,
+                      const manifest::Check& check) override {
+        return {check.name, check_passes, check_passes ? "" : "AssertionError"};
+    }
+};
+
+struct Run {
+    testing::TempDir dir;
+    manifest::Manifest m = manifest::parse(kManifest, "m.yaml");
+    Options options;
+    Observer observer;
+    ScriptedTools tools;
+    ApplyReport report;
+    venv::Facts facts = facts_with("2.10.0+cu128");
+
+    Run() {
+        options.venv = "/srv/clone";
+        options.uv = "uv";
+        plan::PlannedStep planned;
+        planned.name = "torch";
+        planned.index = "pytorch";
+        plan::PlannedPackage p;
+        p.name = "torch";
+        p.requirement = "torch==2.11.0+cu130";
+        p.installed = "2.10.0+cu128";
+        planned.packages.push_back(p);
+        report.plan.steps.push_back(planned);
+        report.steps.push_back({});
+        report.steps[0].name = "torch";
+        tools.install_result.process.exit_code = 0;
+    }
+
+    bool step() {
+        StepRunner runner(m, options, observer, {}, dir.path(), installer::Mode::install, tools);
+        runner.set_baseline(facts);
+        return runner.step(0, facts, report);
+    }
+    void checks() {
+        StepRunner runner(m, options, observer, {}, dir.path(), installer::Mode::install, tools);
+        runner.checks(report);
+    }
+};
+
+}  // namespace
+
+TEST_SUITE("txn") {
+    TEST_CASE("a step installs into the tree it is given and passes on what the probe of that tree says") {
+        Run r;
+        r.tools.install_result.summary.changes.push_back({installer::PackageChange::Kind::added, "torch", "2.11.0+cu130"});
+        r.tools.probes.push_back(facts_with("2.11.0+cu130"));
+        CHECK(r.step());
+        CHECK(r.report.steps[0].status == StepStatus::ok);
+        REQUIRE(r.tools.installs.size() == 1);
+        const auto& argv = r.tools.installs[0].argv;
+        CHECK(std::find(argv.begin(), argv.end(), "/srv/clone/bin/python") != argv.end());
+        CHECK(r.tools.probed == std::vector<std::filesystem::path>{"/srv/clone"});
+        CHECK(r.facts.find("torch")->version == "2.11.0+cu130");  // the next step starts from here
+        CHECK(outcome_of(r.report.steps) == Outcome::applied);
+        r.checks();
+        CHECK(r.report.mismatches.empty());
+    }
+
+    TEST_CASE("uv failing is an installer failure, and nothing is probed") {
+        Run r;
+        r.tools.install_result.process.exit_code = 2;
+        CHECK_FALSE(r.step());
+        CHECK(r.report.steps[0].status == StepStatus::installer_failed);
+        CHECK(r.report.failure.find("the installer failed (uv exit status 2)") != std::string::npos);
+        CHECK(r.tools.probed.empty());
+        CHECK(outcome_of(r.report.steps) == Outcome::installer_failed);
+    }
+
+    TEST_CASE("uv changing nothing while the step fails is the installer no-op, named as such") {
+        Run r;
+        r.tools.probes.push_back(facts_with("2.10.0+cu128"));  // the "Audited" trap: still cu128
+        CHECK_FALSE(r.step());
+        CHECK(r.report.steps[0].status == StepStatus::installer_no_op);
+        CHECK(r.report.failure.find("installer no-op: torch 2.10.0+cu128 did not change") != std::string::npos);
+        CHECK(outcome_of(r.report.steps) == Outcome::installer_failed);
+    }
+
+    TEST_CASE("a changed package that does not meet the step fails verification") {
+        Run r;
+        r.tools.install_result.summary.changes.push_back({installer::PackageChange::Kind::added, "torch", "2.11.0+cu129"});
+        r.tools.probes.push_back(facts_with("2.11.0+cu129"));
+        CHECK_FALSE(r.step());
+        CHECK(r.report.steps[0].status == StepStatus::verification_failed);
+        REQUIRE_FALSE(r.report.mismatches.empty());
+        CHECK(r.report.mismatches.front().field == "local");
+        CHECK(outcome_of(r.report.steps) == Outcome::verification_failed);
+    }
+
+    TEST_CASE("a tree whose python no longer answers fails the step, saying so") {
+        Run r;
+        r.tools.probe_fails = true;
+        CHECK_FALSE(r.step());
+        REQUIRE_FALSE(r.report.mismatches.empty());
+        CHECK(r.report.mismatches.front().field == "probe");
+        CHECK(r.report.mismatches.front().found.find("does not answer") != std::string::npos);
+    }
+
+    TEST_CASE("a failing manifest check is a verification failure after the last step") {
+        Run r;
+        r.tools.check_passes = false;
+        r.checks();
+        CHECK(r.report.outcome == Outcome::verification_failed);
+        CHECK(r.report.failure.find("check 'imports'") != std::string::npos);
+    }
+}
