@@ -3,11 +3,11 @@
 # Builds a torch-like stack for CUDA 12.8 and 13.0, serves it as PEP 503 indexes, makes a venv
 # holding the cu128 stack under .demo/, then:
 #   1. stackup plan manifests/demo.yaml --out .demo/plan.json   the exact files, saved for review
-#   2. stackup apply .demo/plan.json       cu128 -> cu130, verified by importing the packages
+#   2. stackup apply .demo/plan.json       cu128 -> cu130, built and verified beside the venv, switched in
 #   3. stackup verify manifests/demo.yaml
-#   4. stackup rollback                    back to the cu128 stack, byte for byte
-#   5. an apply whose expectation cannot be met (torch cuda 13.1): uv installs the cu130 build,
-#      verification fails, the venv is rolled back; tree digests show it is exactly as it was.
+#   4. stackup rollback                    back to the cu128 generation, byte for byte; the history
+#   5. an apply whose expectation cannot be met (torch cuda 13.1): uv installs the cu130 build in
+#      the clone, verification fails there, the venv is never touched; tree digests show it.
 # The index server is stopped on every exit path.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -92,23 +92,24 @@ show
 say "3. stackup verify manifests/demo.yaml"
 "$stackup" verify manifests/demo.yaml
 
-say "4. stackup rollback: back to the CUDA 12.8 stack"
+say "4. stackup rollback: back to the CUDA 12.8 generation (one rename), and the history"
 "$stackup" rollback --venv "$STACKUP_DEMO_VENV"
+"$stackup" history --venv "$STACKUP_DEMO_VENV"
 show
 [ "$(digest)" = "$cu128_digest" ] || die "the rollback did not restore the venv exactly"
 echo "   tree digest equals the one before step 2: $cu128_digest"
 
-say "5. an apply whose expectation cannot be met (torch cuda \"13.1\"): it must roll back"
+say "5. an apply whose expectation cannot be met (torch cuda \"13.1\"): it fails in the clone, the venv is never touched"
 sed 's/cuda: "13.0"}/cuda: "13.1"}/' manifests/demo.yaml >"$demo/demo-cuda13.1.yaml"
 grep -q 'cuda: "13.1"' "$demo/demo-cuda13.1.yaml" || die "could not derive the cuda 13.1 manifest"
 rc=0
 "$stackup" apply "$demo/demo-cuda13.1.yaml" || rc=$?
 after=$(digest)
 show
-echo "   exit status $rc (1: verification failed, rolled back)"
+echo "   exit status $rc (1: verification failed, nothing was changed in the venv)"
 echo "   tree digest before $cu128_digest"
 echo "   tree digest after  $after"
 [ "$rc" -eq 1 ] || die "expected exit 1 from the unmeetable apply, got $rc"
-[ "$after" = "$cu128_digest" ] || die "the rollback did not restore the venv exactly"
+[ "$after" = "$cu128_digest" ] || die "the failed apply changed the venv"
 
 say "done: every failure left the venv exactly as it was; nothing is left running"
