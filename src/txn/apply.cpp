@@ -39,6 +39,16 @@
 namespace stackup::txn {
 namespace {
 
+// Records what stopped the run (the first reason is the one the run reports); decide() says what it means.
+void stop(ApplyReport& report, const std::string& why) {
+    if (report.stopped.empty()) {
+        report.stopped = why;
+    }
+    if (report.failure.empty()) {
+        report.failure = why;
+    }
+}
+
 // Journal writes after the venv changed are best effort: a failing disk must
 // not stop the restore.
 void note(Journal& journal, RecordKind kind, const std::string& why) {
@@ -65,7 +75,6 @@ void roll_back(snapshot::Store& store, const Options& options, Observer& observe
         report.rolled_back = true;
         report.rollback_warnings = restored.warnings;
     } catch (const std::exception& e) {
-        report.outcome = Outcome::rollback_failed;
         report.rollback_error = e.what();
         // The journal stays open: the next run refuses, and `stackup rollback` retries.
         note(journal, RecordKind::rollback_failed, report.rollback_error);
@@ -125,13 +134,11 @@ void run_all(const manifest::Manifest& m, const Options& options, Observer& obse
     run.set_baseline(facts);
     try {
         run_steps(run, journal, m, facts, report);
-        report.outcome = outcome_of(report.steps);
-        if (report.outcome == Outcome::applied) {
+        if (decide(report) == Outcome::applied) {
             run.checks(report);
         }
     } catch (const std::exception& e) {
-        report.outcome = Outcome::installer_failed;
-        report.failure = std::string("the run stopped: ") + e.what();
+        stop(report, std::string("the run stopped: ") + e.what());
     }
 }
 
@@ -359,8 +366,7 @@ private:
             (void)store_.prepare(base_.id, false);  // synced once, before the switch
             report_.clone = std::filesystem::canonical(store_.tree_of(base_));
         } catch (const std::exception& e) {
-            report_.outcome = Outcome::installer_failed;
-            report_.failure = std::string("cannot clone the venv: ") + e.what();
+            stop(report_, std::string("cannot clone the venv: ") + e.what());
             return false;
         }
         laps_.lap("clone");
@@ -370,7 +376,7 @@ private:
         build.venv = report_.clone;
         run_all(m_, build, observer_, journal_, facts, report_);
         laps_.lap("steps");
-        if (report_.outcome != Outcome::applied) {
+        if (decide(report_) != Outcome::applied) {
             return false;
         }
         try {
@@ -386,8 +392,7 @@ private:
             laps_.lap("record");
             return true;
         } catch (const std::exception& e) {
-            report_.outcome = Outcome::installer_failed;
-            report_.failure = std::string("cannot finish the next generation: ") + e.what();
+            stop(report_, std::string("cannot finish the next generation: ") + e.what());
             return false;
         }
     }
@@ -411,10 +416,9 @@ private:
         report_.relocated = moved.rewritten;
         report_.relocated.insert(report_.relocated.end(), moved.removed.begin(), moved.removed.end());
         if (!moved.refused.empty()) {
-            report_.outcome = Outcome::installer_failed;
-            report_.failure = "the next generation cannot be moved to " + options_.venv.string() + ": " +
+            stop(report_, "the next generation cannot be moved to " + options_.venv.string() + ": " +
                               base::join(moved.refused, ", ") + " name the build path " + report_.clone.string() +
-                              " inside binary data";
+                              " inside binary data");
             return false;
         }
         return true;
@@ -443,12 +447,11 @@ private:
         if (report_.live_drift.empty()) {
             return true;
         }
-        report_.outcome = Outcome::installer_failed;
-        report_.failure = "the live venv " + options_.venv.string() + " changed while the next generation was built (" +
+        stop(report_, "the live venv " + options_.venv.string() + " changed while the next generation was built (" +
                           std::to_string(report_.live_drift.size()) + " change(s), first: " +
                           report_.live_drift.front() +
                           "): another process wrote to it, or something run in the clone wrote in place a file the "
-                          "clone shares with it; switching would lose that change, so the new generation is discarded";
+                          "clone shares with it; switching would lose that change, so the new generation is discarded");
         return false;
     }
 
@@ -487,8 +490,7 @@ private:
         try {
             store_.exchange(base_, options_.venv);
         } catch (const std::exception& e) {
-            report_.outcome = Outcome::installer_failed;
-            report_.failure = std::string("the switch failed: ") + e.what();
+            stop(report_, std::string("the switch failed: ") + e.what());
             discard();
             return;
         }
@@ -543,7 +545,7 @@ void apply_in_place(const manifest::Manifest& m, const Options& options, Observe
     Preparer preparer(store, snap.id);
     run_all(m, options, observer, journal, facts, report);
     preparer.finish();
-    if (report.outcome != Outcome::applied) {
+    if (decide(report) != Outcome::applied) {
         roll_back(store, options, observer, journal, report);
         return;
     }
@@ -567,6 +569,19 @@ void apply_in_place(const manifest::Manifest& m, const Options& options, Observe
 }
 
 }  // namespace
+
+Outcome decide(const ApplyReport& report) {
+    if (!report.rollback_error.empty()) {
+        return Outcome::rollback_failed;
+    }
+    if (const Outcome steps = outcome_of(report.steps); steps != Outcome::applied) {
+        return steps;
+    }
+    if (std::any_of(report.checks.begin(), report.checks.end(), [](const CheckReport& c) { return !c.ok; })) {
+        return Outcome::verification_failed;
+    }
+    return report.stopped.empty() ? Outcome::applied : Outcome::installer_failed;
+}
 
 std::string_view to_string(Mode mode) {
     return mode == Mode::blue_green ? "blue-green" : "in-place";
@@ -623,6 +638,7 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
     } else {
         apply_in_place(m, options, observer, store, journal, std::move(facts), report);
     }
+    report.outcome = decide(report);
     if (report.outcome == Outcome::applied && !report.staged) {
         report.pruned = prune(store, options.state_dir, options.venv, m.snapshot_keep,
                               report.generation_id.empty() ? report.snapshot_id : report.generation_id, true);
@@ -641,7 +657,7 @@ ApplyReport dry_run(const manifest::Manifest& m, const Options& options, Observe
     StepRunner run(m, options, observer, env, scratch.path(), installer::Mode::dry_run);
     for (std::size_t i = 0; i < m.steps.size() && run.step(i, facts, report); ++i) {
     }
-    report.outcome = outcome_of(report.steps);
+    report.outcome = decide(report);
     return report;
 }
 

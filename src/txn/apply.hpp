@@ -82,7 +82,10 @@ struct ApplyReport {
     std::vector<StepReport> steps;
     std::vector<CheckReport> checks;
     std::vector<verify::Mismatch> mismatches;   // what failed the run
-    std::string failure;                        // one line: why the run failed
+    std::string failure;                        // one line: why the run failed (the first reason found)
+    // What stopped the run that was neither uv nor a verification: an exception, or blue/green's
+    // clone, relocation, live venv or switch; "" when nothing did.
+    std::string stopped;
     bool rolled_back = false;
     std::string rollback_error;                 // when the restore itself failed
     std::vector<std::string> rollback_warnings; // e.g. where an old tree could not be removed
@@ -106,6 +109,11 @@ struct ApplyReport {
 
     ExitCode exit_code() const;
 };
+
+// The one place a run's outcome is decided, from what its phases recorded: a failed restore
+// (rollback_error) beats everything; then the first failed step (installer failure, no-op or
+// verification); then a failed manifest check; then what stopped the run; else applied.
+[[nodiscard]] Outcome decide(const ApplyReport& report);
 
 // Hooks for live output; every method has a default that does nothing.
 class Observer {

@@ -174,8 +174,7 @@ void StepRunner::checks(ApplyReport& report) {
         }
         report.checks.push_back(std::move(c));
     }
-    if (!report.mismatches.empty()) {
-        report.outcome = Outcome::verification_failed;
+    if (!report.mismatches.empty() && report.failure.empty()) {
         report.failure = "a check failed after the last step: " + verify::describe(report.mismatches.front());
     }
 }

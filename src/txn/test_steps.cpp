@@ -171,7 +171,24 @@ TEST_SUITE("txn") {
         Run r;
         r.tools.check_passes = false;
         r.checks();
-        CHECK(r.report.outcome == Outcome::verification_failed);
+        CHECK(decide(r.report) == Outcome::verification_failed);
         CHECK(r.report.failure.find("check 'imports'") != std::string::npos);
+    }
+
+    TEST_CASE("decide: a failed restore beats everything, then the steps, the checks, what stopped the run") {
+        ApplyReport report;
+        report.steps.resize(2);
+        report.steps[0].status = StepStatus::ok;
+        CHECK(decide(report) == Outcome::applied);
+        report.stopped = "the switch failed: EXDEV";
+        CHECK(decide(report) == Outcome::installer_failed);
+        report.checks.push_back({"imports", false, "AssertionError"});
+        CHECK(decide(report) == Outcome::verification_failed);
+        report.steps[1].status = StepStatus::installer_no_op;
+        CHECK(decide(report) == Outcome::installer_failed);
+        report.steps[0].status = StepStatus::verification_failed;
+        CHECK(decide(report) == Outcome::verification_failed);
+        report.rollback_error = "cannot exchange";
+        CHECK(decide(report) == Outcome::rollback_failed);
     }
 }
