@@ -73,8 +73,9 @@ public:
     void rolling_back(const std::string& id, const std::string&) override {
         say(paint_("  rolling back to snapshot " + id + " ...", Color::yellow));
     }
-    void cloned(const std::filesystem::path& clone, const std::string&) override {
-        say("  next generation cloned at " + clone.string() + "; every step runs there, the live venv is only read");
+    void cloned(const std::filesystem::path& clone, std::uint64_t base) override {
+        say("  generation " + std::to_string(base) + " (the venv as it is) cloned at " + clone.string() +
+            "; every step runs there, the live venv is only read");
     }
     void switching(const std::filesystem::path& venv) override {
         say("  switching " + venv.string() + " to the verified generation (one rename) ...");

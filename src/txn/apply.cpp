@@ -327,7 +327,9 @@ public:
         laps_.lap("base");
         report_.snapshot_id = base_.id;
         report_.snapshot_path = base_.dir;
-        observer_.snapshot_taken(base_.id, base_.dir);
+        if (base_taken_) {
+            observer_.snapshot_taken(base_.id, base_.dir);
+        }
         if (!build(facts)) {
             discard();
             return;
@@ -356,6 +358,7 @@ private:
             record_taken(journal_, live->id);
             return *live;
         }
+        base_taken_ = true;
         return take_snapshot(store_, m_, options_, snapshot::Strategy::hardlink, facts, journal_);
     }
 
@@ -370,7 +373,7 @@ private:
             return false;
         }
         laps_.lap("clone");
-        observer_.cloned(report_.clone, base_.id);
+        observer_.cloned(report_.clone, base_.generation);
         base::failpoint("cloned");
         Options build = options_;
         build.venv = report_.clone;
@@ -531,6 +534,7 @@ private:
     ApplyReport& report_;
     Laps& laps_;
     snapshot::SnapshotInfo base_;
+    bool base_taken_ = false;  // false: the venv was a recorded generation already
     snapshot::SnapshotInfo generation_;
 };
 

@@ -127,7 +127,7 @@ public:
     virtual void step_finished(std::size_t /*index*/, const StepReport&) {}
     virtual void check_finished(const CheckReport&) {}
     virtual void rolling_back(const std::string& /*snapshot_id*/, const std::string& /*why*/) {}
-    virtual void cloned(const std::filesystem::path& /*clone*/, const std::string& /*base_id*/) {}
+    virtual void cloned(const std::filesystem::path& /*clone*/, std::uint64_t /*base_generation*/) {}
     virtual void switching(const std::filesystem::path& /*venv*/) {}
 };
 
