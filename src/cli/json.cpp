@@ -417,6 +417,14 @@ Json changes_json(const std::vector<snapshot::PackageChange>& changes) {
     return out;
 }
 
+Json plan_json(const std::vector<snapshot::PlannedInstall>& plan) {
+    Json out = Json::array();
+    for (const auto& p : plan) {
+        out.push_back({{"step", p.step}, {"requirements", p.requirements}});
+    }
+    return out;
+}
+
 Json snapshot_json(const snapshot::SnapshotInfo& info) {
     Json dists = Json::object();
     for (const auto& [name, version] : info.distributions) {
@@ -437,7 +445,8 @@ Json snapshot_json(const snapshot::SnapshotInfo& info) {
             {"generation", info.generation},
             {"parent", or_null(info.parent)},
             {"outcome", or_null(info.outcome)},
-            {"changes", changes_json(info.changes)}};
+            {"changes", changes_json(info.changes)},
+            {"plan", plan_json(info.plan)}};
 }
 
 }  // namespace stackup::cli

@@ -72,5 +72,6 @@ void add_status(Document& doc, const txn::StatusReport& report, const std::files
 
 Json snapshot_json(const snapshot::SnapshotInfo& info);
 Json changes_json(const std::vector<snapshot::PackageChange>& changes);
+Json plan_json(const std::vector<snapshot::PlannedInstall>& plan);
 
 }  // namespace stackup::cli

@@ -59,6 +59,18 @@ std::string render_snapshot_details(const snapshot::SnapshotInfo& info) {
     out += "bytes:         " + std::to_string(info.file_bytes) + " (" + render_bytes(info.file_bytes) + ")\n";
     out += "tree digest:   " + info.tree_digest + "\n";
     out += "dir:           " + info.dir.string() + "\n";
+    out += "generation:    " + std::to_string(info.generation) +
+           (info.parent.empty() ? std::string() : " (built from " + info.parent + ")") + ", " +
+           (info.outcome.empty() ? std::string("snapshot") : info.outcome) + "\n";
+    for (const auto& c : info.changes) {
+        out += "  changed " + c.name + " " + (c.before.empty() ? "-" : c.before) + " -> " +
+               (c.after.empty() ? "-" : c.after) + "\n";
+    }
+    for (const auto& p : info.plan) {
+        for (const auto& line : p.requirements) {
+            out += "  step " + p.step + ": " + line + "\n";
+        }
+    }
     out += "distributions: " + std::to_string(info.distributions.size()) + "\n";
     for (const auto& [name, version] : info.distributions) {
         out += "  " + name + " " + version + "\n";

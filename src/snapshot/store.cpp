@@ -197,6 +197,7 @@ SnapshotInfo Store::create(const std::filesystem::path& venv, const CreateReques
         info.parent = request.parent;
         info.outcome = request.outcome;
         info.changes = request.changes;
+        info.plan = request.plan;
         struct stat root {};
         if (::lstat(source.c_str(), &root) != 0) {
             throw base::errno_error(errno, "cannot stat " + source.string());

@@ -54,6 +54,14 @@ struct PackageChange {
     friend bool operator==(const PackageChange&, const PackageChange&) = default;
 };
 
+// What one step of the apply that made a generation installed: its requirement lines, each
+// an exact pin with the index's sha256 ("torch==2.11.0.dev20251230+cu130 --hash=sha256:...").
+struct PlannedInstall {
+    std::string step;
+    std::vector<std::string> requirements;
+    friend bool operator==(const PlannedInstall&, const PlannedInstall&) = default;
+};
+
 // A generation is a snapshot in the history of one venv: its number, the one
 // it was built from, how it came to be and what it changed. Its tree is the
 // live venv while the venv's root directory is the inode it records, and its
@@ -69,6 +77,7 @@ struct CreateRequest {
     std::string parent{};
     std::string outcome = "snapshot";  // "snapshot" (taken as found), "applied", "staged"
     std::vector<PackageChange> changes{};
+    std::vector<PlannedInstall> plan{};
 };
 
 struct SnapshotInfo {
@@ -89,6 +98,7 @@ struct SnapshotInfo {
     std::string parent{};          // the id of the generation this one was built from, "" for none
     std::string outcome{};         // see CreateRequest
     std::vector<PackageChange> changes{};
+    std::vector<PlannedInstall> plan{};  // what the apply that made it installed, step by step
     std::uint64_t root_device = 0;  // the root directory the tree had when taken (or last switched in):
     std::uint64_t root_inode = 0;   // while the venv's root is this inode, the venv is this generation
     friend bool operator==(const SnapshotInfo&, const SnapshotInfo&) = default;

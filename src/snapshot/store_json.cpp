@@ -114,6 +114,11 @@ std::string info_to_json(const SnapshotInfo& info) {
         changes.push_back({{"name", c.name}, {"before", c.before}, {"after", c.after}});
     }
     doc["changes"] = std::move(changes);
+    json plan = json::array();
+    for (const auto& p : info.plan) {
+        plan.push_back({{"step", p.step}, {"requirements", p.requirements}});
+    }
+    doc["plan"] = std::move(plan);
     doc["root"] = {{"device", info.root_device}, {"inode", info.root_inode}};
     return doc.dump(2) + "\n";
 }
@@ -152,6 +157,12 @@ SnapshotInfo info_from_json(const std::string& text, const std::filesystem::path
             for (const auto& c : doc.at("changes")) {
                 info.changes.push_back({c.at("name").get<std::string>(), c.at("before").get<std::string>(),
                                         c.at("after").get<std::string>()});
+            }
+        }
+        if (doc.contains("plan")) {
+            for (const auto& p : doc.at("plan")) {
+                info.plan.push_back({p.at("step").get<std::string>(),
+                                     p.at("requirements").get<std::vector<std::string>>()});
             }
         }
         if (doc.contains("root")) {

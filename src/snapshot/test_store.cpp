@@ -265,7 +265,9 @@ TEST_SUITE("snapshot") {
         request.outcome = "applied";
         request.venv = f.venv;
         request.changes = {{"torch", "2.10.0", "2.11.0"}};
+        request.plan = {{"torch", {"torch==2.11.0 --hash=sha256:ab12"}}};
         const SnapshotInfo next = f.store.create(clone, request);
+        CHECK(f.store.find(next.id)->plan == request.plan);
         CHECK(next.generation == 2);
         CHECK(next.venv == fs::canonical(f.venv));
         CHECK(f.store.find(next.id)->changes == request.changes);

@@ -163,6 +163,15 @@ snapshot::SnapshotInfo take_snapshot(snapshot::Store& store, const manifest::Man
     return snap;
 }
 
+// What each step installed, as the generation records it.
+std::vector<snapshot::PlannedInstall> installs_of(const ApplyReport& report) {
+    std::vector<snapshot::PlannedInstall> out;
+    for (const auto& step : report.steps) {
+        out.push_back({step.name, step.requirements});
+    }
+    return out;
+}
+
 std::vector<snapshot::PackageChange> changes_between(const venv::Facts& before, const venv::Facts& after) {
     std::vector<snapshot::PackageChange> out;
     for (const auto& row : package_rows(nullptr, before, after)) {
@@ -468,6 +477,7 @@ private:
         request.parent = base_.id;
         request.outcome = options_.stage ? "staged" : "applied";
         request.changes = changes_between(before, after);
+        request.plan = installs_of(report_);
         generation_ = store_.create(report_.clone, request);
     }
 
@@ -564,6 +574,7 @@ void apply_in_place(const manifest::Manifest& m, const Options& options, Observe
         request.parent = snap.id;
         request.outcome = "applied";
         request.changes = changes_between(before, facts);
+        request.plan = installs_of(report);
         auto generation = store.create(options.venv, request);
         report.generation_id = generation.id;
         report.generation = generation.generation;

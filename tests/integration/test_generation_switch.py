@@ -7,7 +7,8 @@ one RENAME_EXCHANGE switches in. Checks the venv's real state, not stackup's wor
   lies in the state dir with the old tree digest (nothing was copied to keep it);
 - a console script the upgrade installed runs, and no file anywhere under the venv names the
   clone's path (a grep of every byte), and its RECORD line matches the rewritten script;
-- `history` lists both generations, the new one live, with what changed;
+- `history` lists both generations, the new one live, with what changed and the exact pins
+  (with their sha256) each step installed;
 - `rollback` switches back (the old digest, the old versions), `rollback --to` the newer one
   switches forward again (the new digest), each an exchange: the root inodes trade places.
 """
@@ -128,6 +129,9 @@ def scenario(t):
     changed = {c["name"]: (c["before"], c["after"]) for c in gens[-1]["changes"]}
     check(changed.get("torch") == (wheels.TORCH_CU128, wheels.TORCH_CU130), f"history changes: {changed}")
     check(changed.get("clitool") == (None, "2.0"), f"history changes: {changed}")
+    pins = {p["step"]: p["requirements"] for p in gens[-1]["plan"]}
+    check(any(l.startswith(f"torch=={wheels.TORCH_CU130} --hash=sha256:") for l in pins.get("torch", [])),
+          f"the generation does not record the pins its apply installed: {pins}")
 
     # Rollback: an exchange back (the old root inode again), exact; then forward again.
     r = t.stackup("rollback", "--venv", venv, "--json")
