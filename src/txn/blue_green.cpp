@@ -1,0 +1,251 @@
+// Blue/green: every step runs in a clone beside the live venv, which only one exchange changes.
+#include <sys/stat.h>
+
+#include <set>
+
+#include "base/failpoint.hpp"
+#include "base/fs.hpp"
+#include "base/log.hpp"
+#include "base/text.hpp"
+#include "txn/phases.hpp"
+#include "txn/retention.hpp"
+#include "venv/relocate.hpp"
+
+namespace stackup::txn::detail {
+
+namespace {
+
+// Blue/green: the generation the venv is (or a fresh snapshot of it), cloned into its
+// ready tree, where every step runs and is verified; the live venv is only read.
+class BlueGreen {
+public:
+    BlueGreen(const manifest::Manifest& m, const Options& options, Observer& observer, snapshot::Store& store,
+              Journal& journal, ApplyReport& report, Laps& laps)
+        : m_(m), options_(options), observer_(observer), store_(store), journal_(journal), report_(report),
+          laps_(laps) {}
+
+    void run(venv::Facts facts) {
+        base_ = base_generation(facts);
+        laps_.lap("base");
+        report_.snapshot_id = base_.id;
+        report_.snapshot_path = base_.dir;
+        if (base_taken_) {
+            observer_.snapshot_taken(base_.id, base_.dir);
+        }
+        if (!build(facts)) {
+            discard();
+            return;
+        }
+        report_.generation_id = generation_.id;
+        report_.generation = generation_.generation;
+        if (options_.stage) {
+            record_staged(options_.state_dir, {generation_.id, base_.id, m_.source.string(), generation_.created});
+            report_.staged = true;
+            note(journal_, RecordKind::staged, "generation " + generation_.id + " staged; `stackup switch` puts it in");
+            return;
+        }
+        switch_in();
+    }
+
+private:
+    // The venv's own generation when it has not changed since; else a snapshot of it now.
+    snapshot::SnapshotInfo base_generation(const venv::Facts& facts) {
+        std::optional<snapshot::SnapshotInfo> live;
+        try {
+            live = store_.live(options_.venv);
+        } catch (const std::exception& e) {
+            base::log::debug(std::string("no live generation: ") + e.what());
+        }
+        if (live) {
+            record_taken(journal_, live->id);
+            return *live;
+        }
+        base_taken_ = true;
+        return take_snapshot(store_, m_, options_, snapshot::Strategy::hardlink, facts, journal_);
+    }
+
+    // Clones, runs every step and check in the clone, and records it as a generation; false on failure.
+    bool build(venv::Facts& facts) {
+        const venv::Facts before = facts;
+        try {
+            (void)store_.prepare(base_.id, false);  // synced once, before the switch
+            report_.clone = std::filesystem::canonical(store_.tree_of(base_));
+        } catch (const std::exception& e) {
+            stop(report_, std::string("cannot clone the venv: ") + e.what());
+            return false;
+        }
+        laps_.lap("clone");
+        observer_.cloned(report_.clone, base_.generation);
+        base::failpoint("cloned");
+        Options build = options_;
+        build.venv = report_.clone;
+        run_all(m_, build, observer_, journal_, facts, report_);
+        laps_.lap("steps");
+        if (decide(report_) != Outcome::applied) {
+            return false;
+        }
+        try {
+            if (!relocate()) {
+                return false;
+            }
+            laps_.lap("relocate");
+            if (!live_unchanged()) {
+                return false;
+            }
+            laps_.lap("live check");
+            record(before, facts);
+            laps_.lap("record");
+            return true;
+        } catch (const std::exception& e) {
+            stop(report_, std::string("cannot finish the next generation: ") + e.what());
+            return false;
+        }
+    }
+
+    // No file of the clone may name the clone's path once it is the venv. Only what the build
+    // wrote can: the files whose inode the base does not have (its directories list them, no lstat).
+    bool relocate() {
+        std::set<std::uint64_t> unchanged;
+        for (const auto& e : store_.index(base_).entries) {
+            if (e.type == snapshot::EntryType::file) {
+                unchanged.insert(e.inode);
+            }
+        }
+        std::vector<std::string> written;
+        for (const auto& e : snapshot::index_tree(report_.clone, snapshot::Contents::identity).entries) {
+            if (e.type == snapshot::EntryType::file && unchanged.count(e.inode) == 0) {
+                written.push_back(e.path);
+            }
+        }
+        auto moved = venv::relocate(report_.clone, report_.clone.string(), options_.venv.string(), written);
+        report_.relocated = moved.rewritten;
+        report_.relocated.insert(report_.relocated.end(), moved.removed.begin(), moved.removed.end());
+        if (!moved.refused.empty()) {
+            stop(report_, "the next generation cannot be moved to " + options_.venv.string() + ": " +
+                              base::join(moved.refused, ", ") + " name the build path " + report_.clone.string() +
+                              " inside binary data");
+            return false;
+        }
+        return true;
+    }
+
+    // What changed in the live venv since the clone was made. The clone shares every file it
+    // did not replace with the venv (hard links), so an in-place write in the clone (a check
+    // that appends to a file) lands in the venv too, as another process's write would.
+    void check_live() {
+        try {
+            report_.live_drift = store_.drift(base_, options_.venv);
+        } catch (const std::exception& e) {
+            report_.live_drift = {std::string("cannot index the live venv: ") + e.what()};
+        }
+        if (!report_.live_drift.empty()) {
+            try {
+                report_.snapshot_damage = store_.verify(base_.id);
+            } catch (const std::exception&) {
+            }
+        }
+    }
+
+    // Switching would lose what changed in the live venv meanwhile.
+    bool live_unchanged() {
+        check_live();
+        if (report_.live_drift.empty()) {
+            return true;
+        }
+        stop(report_, "the live venv " + options_.venv.string() + " changed while the next generation was built (" +
+                          std::to_string(report_.live_drift.size()) + " change(s), first: " +
+                          report_.live_drift.front() +
+                          "): another process wrote to it, or something run in the clone wrote in place a file the "
+                          "clone shares with it; switching would lose that change, so the new generation is discarded");
+        return false;
+    }
+
+    void record(const venv::Facts& before, const venv::Facts& after) {
+        snapshot::CreateRequest request;
+        request.label = "apply of " + m_.name;
+        request.manifest = m_.source.string();
+        request.distributions = distribution_pairs(after);
+        request.strategy = snapshot::Strategy::hardlink;
+        request.venv = options_.venv;
+        request.parent = base_.id;
+        request.outcome = options_.stage ? "staged" : "applied";
+        request.changes = changes_between(before, after);
+        request.plan = installs_of(report_);
+        generation_ = store_.create(report_.clone, request);
+    }
+
+    void switch_in() {
+        try {
+            base::sync_filesystem(report_.clone);  // the new tree is on disk before it becomes the venv
+        } catch (const std::exception& e) {
+            base::log::warn(std::string("cannot sync the next generation before the switch: ") + e.what());
+        }
+        laps_.lap("sync");
+        struct stat clone {};
+        struct stat live {};
+        Record switching;
+        switching.kind = RecordKind::switching;
+        switching.generation = generation_.id;
+        if (::lstat(report_.clone.c_str(), &clone) == 0 && ::lstat(options_.venv.c_str(), &live) == 0) {
+            switching.clone_inode = static_cast<std::uint64_t>(clone.st_ino);
+            switching.live_inode = static_cast<std::uint64_t>(live.st_ino);
+        }
+        journal_.append(switching);
+        observer_.switching(options_.venv);
+        base::failpoint("before-switch");
+        try {
+            store_.exchange(base_, options_.venv);
+        } catch (const std::exception& e) {
+            stop(report_, std::string("the switch failed: ") + e.what());
+            discard();
+            return;
+        }
+        report_.switched = true;
+        base::failpoint("after-switch");
+        note(journal_, RecordKind::committed, "");
+        laps_.lap("switch");
+    }
+
+    // The live venv was never switched: the clone goes back to being the base's ready tree.
+    void discard() {
+        if (report_.live_drift.empty()) {
+            check_live();  // a failed step or check may still have written through a shared file
+        }
+        if (!generation_.id.empty()) {
+            try {
+                (void)store_.remove(generation_.id);
+            } catch (const std::exception& e) {
+                base::log::warn("cannot remove the discarded generation " + generation_.id + ": " + e.what());
+            }
+        }
+        try {
+            (void)store_.prepare(base_.id);
+        } catch (const std::exception& e) {
+            base::log::debug("the discarded clone stays as it is until the next prepare: " + std::string(e.what()));
+        }
+        note(journal_, RecordKind::discarded,
+             report_.failure + (report_.live_drift.empty()
+                                    ? "; nothing was changed in " + options_.venv.string()
+                                    : "; the live venv changed during the build: " + report_.live_drift.front()));
+    }
+
+    const manifest::Manifest& m_;
+    const Options& options_;
+    Observer& observer_;
+    snapshot::Store& store_;
+    Journal& journal_;
+    ApplyReport& report_;
+    Laps& laps_;
+    snapshot::SnapshotInfo base_;
+    bool base_taken_ = false;  // false: the venv was a recorded generation already
+    snapshot::SnapshotInfo generation_;
+};
+
+}  // namespace
+
+void apply_blue_green(const manifest::Manifest& m, const Options& options, Observer& observer,
+                      snapshot::Store& store, Journal& journal, venv::Facts facts, ApplyReport& report, Laps& laps) {
+    BlueGreen(m, options, observer, store, journal, report, laps).run(std::move(facts));
+}
+
+}  // namespace stackup::txn::detail
