@@ -33,13 +33,9 @@ std::string render_changes(const std::vector<snapshot::PackageChange>& changes) 
 
 std::function<int()> setup_history(CLI::App& sub, const CommonOptions& common) {
     auto manifest_path = std::make_shared<std::string>();
-    sub.add_option("manifest", *manifest_path, "a manifest naming the venv (or pass --venv)")->type_name("MANIFEST");
+    add_venv_manifest(sub, *manifest_path);
     return [manifest_path, &common] {
-        std::optional<manifest::Manifest> m;
-        if (!manifest_path->empty()) {
-            m = load_manifest(*manifest_path, common);
-        }
-        auto options = txn_options(common, m ? &*m : nullptr);
+        auto options = venv_options(*manifest_path, common);
         auto h = txn::history(options);
         Json list = Json::array();
         for (const auto& info : h.generations) {

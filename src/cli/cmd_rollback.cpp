@@ -13,14 +13,10 @@ namespace stackup::cli {
 std::function<int()> setup_rollback(CLI::App& sub, const CommonOptions& common) {
     auto manifest_path = std::make_shared<std::string>();
     auto id = std::make_shared<std::string>();
-    sub.add_option("manifest", *manifest_path, "a manifest naming the venv (or pass --venv)")->type_name("MANIFEST");
+    add_venv_manifest(sub, *manifest_path);
     sub.add_option("--to", *id, "a generation number or snapshot id, from `stackup history` (default: the interrupted run's, else the generation the live one was built from)")->type_name("ID");
     return [manifest_path, id, &common] {
-        std::optional<manifest::Manifest> m;
-        if (!manifest_path->empty()) {
-            m = load_manifest(*manifest_path, common);
-        }
-        auto options = txn_options(common, m ? &*m : nullptr);
+        auto options = venv_options(*manifest_path, common);
         auto report = txn::rollback(options, id->empty() ? std::nullopt : std::optional<std::string>(*id));
         add_rollback(*common.doc, report);
         if (common.verbosity == Verbosity::quiet) {

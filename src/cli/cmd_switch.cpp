@@ -12,13 +12,9 @@ namespace stackup::cli {
 
 std::function<int()> setup_switch(CLI::App& sub, const CommonOptions& common) {
     auto manifest_path = std::make_shared<std::string>();
-    sub.add_option("manifest", *manifest_path, "a manifest naming the venv (or pass --venv)")->type_name("MANIFEST");
+    add_venv_manifest(sub, *manifest_path);
     return [manifest_path, &common] {
-        std::optional<manifest::Manifest> m;
-        if (!manifest_path->empty()) {
-            m = load_manifest(*manifest_path, common);
-        }
-        auto options = txn_options(common, m ? &*m : nullptr);
+        auto options = venv_options(*manifest_path, common);
         auto r = txn::switch_staged(options);
         common.doc->body()["generation"] = {{"id", r.generation_id}, {"number", r.generation}};
         common.doc->body()["previous"] = {{"id", r.previous_id}, {"number", r.previous}};

@@ -1,5 +1,7 @@
 #include "cli/common.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include "base/error.hpp"
 #include "base/fs.hpp"
 #include "txn/state_dir.hpp"
@@ -33,6 +35,18 @@ ApplyInput load_manifest_or_plan(const std::string& path, const CommonOptions& c
     manifest::ParseOptions options;
     options.venv_override = saved.venv;
     return {manifest::load(saved.manifest, options), std::move(saved)};
+}
+
+void add_venv_manifest(CLI::App& sub, std::string& manifest_path) {
+    sub.add_option("manifest", manifest_path, "a manifest naming the venv (or pass --venv)")->type_name("MANIFEST");
+}
+
+txn::Options venv_options(const std::string& manifest_path, const CommonOptions& common) {
+    std::optional<manifest::Manifest> m;
+    if (!manifest_path.empty()) {
+        m = load_manifest(manifest_path, common);
+    }
+    return txn_options(common, m ? &*m : nullptr);
 }
 
 txn::Options txn_options(const CommonOptions& common, const manifest::Manifest* m) {

@@ -14,6 +14,10 @@
 #include "plan/plan_file.hpp"
 #include "txn/apply.hpp"
 
+namespace CLI {
+class App;
+}
+
 namespace stackup::cli {
 
 enum class Verbosity { quiet, normal, verbose };
@@ -44,5 +48,10 @@ ApplyInput load_manifest_or_plan(const std::string& path, const CommonOptions& c
 
 // The venv from --venv, else the manifest's; throws Error(usage) when neither says.
 txn::Options txn_options(const CommonOptions& common, const manifest::Manifest* m);
+
+// The commands that only need to know which venv: an optional MANIFEST argument naming it.
+void add_venv_manifest(CLI::App& sub, std::string& manifest_path);
+// txn_options() of that manifest when one was given (loaded, so its errors say where), else of --venv.
+txn::Options venv_options(const std::string& manifest_path, const CommonOptions& common);
 
 }  // namespace stackup::cli
