@@ -65,7 +65,11 @@ public:
         secs << std::fixed << std::setprecision(1) << step.seconds;
         bool ok = step.status == txn::StepStatus::ok;
         say("    " + paint_(std::string(txn::to_string(step.status)), ok ? Color::green : Color::red) + " (" +
-            secs.str() + "s)");
+            secs.str() + "s" +
+            (step.carried == 0 ? std::string()
+                               : "; " + std::to_string(step.imported) + " expectation(s) imported again, " +
+                                     std::to_string(step.carried) + " unchanged since their last import") +
+            ")");
     }
     void check_finished(const txn::CheckReport& check) override {
         say(std::string("  check '") + check.name + "': " + (check.ok ? paint_("ok", Color::green) : paint_("FAILED", Color::red)));

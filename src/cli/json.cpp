@@ -105,6 +105,10 @@ Json step_json(const txn::ApplyReport& report, std::size_t i, bool dry_run) {
     j["argv"] = step.argv;
     j["requirements"] = step.requirements;
     j["seconds"] = step.seconds;
+    if (!dry_run) {
+        j["imported"] = step.imported;
+        j["carried"] = step.carried;
+    }
     if (!step.installer_error.empty()) {
         j["installer_error"] = step.installer_error;
     }

@@ -62,6 +62,8 @@ struct StepReport {
     std::string installer_error;             // uv's status when it failed
     std::vector<verify::Judgement> checks;   // every expectation checked after the step, passed or not
     std::vector<verify::Mismatch> mismatches;
+    std::size_t imported = 0;  // expectations imported again after the step
+    std::size_t carried = 0;   // expectations whose earlier import stands: nothing they need changed
     double seconds = 0;
 };
 

@@ -11,6 +11,7 @@
 #include "txn/checks.hpp"
 #include "txn/preflight.hpp"
 #include "txn/state_dir.hpp"
+#include "pep/name.hpp"
 
 namespace stackup::txn {
 namespace {
@@ -145,7 +146,7 @@ bool StepRunner::step(std::size_t i, venv::Facts& facts, ApplyReport& report) {
         observer_.step_finished(i, r);
         return true;
     }
-    venv::Facts after = probe_after(i, r);
+    venv::Facts after = probe_after(i, facts, r);
     r.packages = package_rows(&step, facts, after);
     if (r.mismatches.empty()) {
         r.checks = verify::judge_all(m_, i, after);
@@ -245,14 +246,42 @@ std::vector<verify::Judgement> StepRunner::judge_requirements(const std::string&
 }
 
 // The venv after a step; a venv whose python no longer answers fails the step.
-venv::Facts StepRunner::probe_after(std::size_t i, StepReport& r) {
-    auto requests = verify::import_requests(verify::expectations_through(m_, i));
+// The tree after a step, one python run. Only the expectations that can have changed are
+// imported again: their dist, or a dist it requires, is one uv changed in this step (uv's own
+// " - ", " + ", " ~ " lines); the others keep the result of the last import. After the last
+// step, every expectation is imported again. A tree whose python no longer answers fails the step.
+venv::Facts StepRunner::probe_after(std::size_t i, const venv::Facts& before, StepReport& r) {
+    const auto active = verify::expectations_through(m_, i);
+    std::vector<verify::ActiveExpectation> ask;
+    if (i + 1 == m_.steps.size() || r.summary.changes.empty()) {
+        ask = active;  // the last round is whole; without uv's list nothing is known to be unchanged
+    } else {
+        std::set<std::string> changed;
+        for (const auto& c : r.summary.changes) {
+            changed.insert(pep::normalize_name(c.name));
+        }
+        const auto affected = verify::affected_by(before.distributions, changed);
+        std::copy_if(active.begin(), active.end(), std::back_inserter(ask), [&](const verify::ActiveExpectation& a) {
+            return affected.count(a.expectation.dist) != 0 || before.import_of(a.expectation.dist) == nullptr;
+        });
+    }
+    r.imported = ask.size();
+    r.carried = active.size() - ask.size();
+    venv::Facts after;
     try {
-        return tools_.probe(options_.venv, requests, env_);
+        after = tools_.probe(options_.venv, verify::import_requests(ask), env_);
     } catch (const Error& e) {
         r.mismatches.push_back({m_.steps[i].name, "", "probe", "the venv's python answers", e.what()});
         return {};
     }
+    for (const auto& a : active) {
+        if (after.import_of(a.expectation.dist) == nullptr) {
+            if (const auto* earlier = before.import_of(a.expectation.dist)) {
+                after.imports.push_back(*earlier);
+            }
+        }
+    }
+    return after;
 }
 
 void StepRunner::judge(std::size_t i, ApplyReport& report) {

@@ -63,7 +63,7 @@ private:
     std::optional<installer::Invocation> install_invocation(std::size_t i, const manifest::Step& step, StepReport& r);
     bool run_installer(StepReport& r, const std::optional<installer::Invocation>& invocation);
     std::vector<verify::Judgement> judge_requirements(const std::string& step, const venv::Facts& after) const;
-    venv::Facts probe_after(std::size_t i, StepReport& r);
+    venv::Facts probe_after(std::size_t i, const venv::Facts& before, StepReport& r);
     void judge(std::size_t i, ApplyReport& report);
 
     const manifest::Manifest& m_;

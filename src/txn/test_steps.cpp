@@ -50,15 +50,20 @@ public:
     bool check_passes = true;
     std::vector<installer::Invocation> installs;
     std::vector<std::filesystem::path> probed;
+    std::vector<std::vector<std::string>> asked;  // the dists each probe was asked to import
 
     installer::RunResult install(const installer::Invocation& invocation, const base::LineSink& on_line) override {
         installs.push_back(invocation);
         on_line(" + torch==2.11.0+cu130");
         return install_result;
     }
-    venv::Facts probe(const std::filesystem::path& venv, const std::vector<venv::ImportRequest>&,
+    venv::Facts probe(const std::filesystem::path& venv, const std::vector<venv::ImportRequest>& requests,
                       const base::Environment&) override {
         probed.push_back(venv);
+        asked.emplace_back();
+        for (const auto& r : requests) {
+            asked.back().push_back(r.dist);
+        }
         if (probe_fails || probes.empty()) {
             throw Error(ExitCode::preflight_failed, "the venv's python does not answer");
         }
@@ -190,5 +195,77 @@ TEST_SUITE("txn") {
         CHECK(decide(report) == Outcome::verification_failed);
         report.rollback_error = "cannot exchange";
         CHECK(decide(report) == Outcome::rollback_failed);
+    }
+
+    TEST_CASE("after a step, only the expectations that can have changed are imported again; the last step asks all") {
+        const char* three = R"(version: 1
+name: three
+venv: /srv/venv
+indexes:
+  pypi: https://example.invalid/simple
+steps:
+  - {name: one, index: pypi, packages: ["alpha==2"], expect: {alpha: {version: "==2"}}}
+  - {name: two, index: pypi, packages: ["beta==2"], expect: {beta: {version: "==2"}}}
+  - {name: three, index: pypi, packages: ["gamma==2"], expect: {gamma: {version: "==2"}}}
+)";
+        for (const bool alpha_needs_beta : {false, true}) {
+            CAPTURE(alpha_needs_beta);
+            testing::TempDir dir;
+            const auto m = manifest::parse(three, "m.yaml");
+            ScriptedTools tools;
+            tools.install_result.process.exit_code = 0;
+            ApplyReport report;
+            for (const auto& step : m.steps) {
+                plan::PlannedStep planned;
+                planned.name = step.name;
+                plan::PlannedPackage p;
+                p.name = step.packages[0].normalized_name();
+                p.requirement = step.name == "one" ? "alpha==2" : step.name == "two" ? "beta==2" : "gamma==2";
+                planned.packages.push_back(p);
+                report.plan.steps.push_back(planned);
+                report.steps.push_back({});
+                report.steps.back().name = step.name;
+            }
+            // The venv after each step: alpha, beta, gamma at 2 one by one; alpha may require beta.
+            auto state = [&](int upgraded) {
+                venv::Facts f;
+                for (const std::string name : {"alpha", "beta", "gamma"}) {
+                    const int n = name == "alpha" ? 1 : name == "beta" ? 2 : 3;
+                    venv::Distribution d{name, name, upgraded >= n ? "2" : "1"};
+                    if (name == "alpha" && alpha_needs_beta) {
+                        d.requires_dist = {"beta>=1"};
+                    }
+                    f.distributions.push_back(d);
+                    venv::ImportResult imported;
+                    imported.dist = name;
+                    imported.module = name;
+                    imported.version = d.version;
+                    f.imports.push_back(imported);
+                }
+                return f;
+            };
+            venv::Facts facts = state(0);
+            facts.imports.clear();  // preflight's probe imports nothing
+            Observer observer;
+            Options options;
+            options.venv = "/srv/clone";
+            StepRunner runner(m, options, observer, {}, dir.path(), installer::Mode::install, tools);
+            runner.set_baseline(facts);
+            for (int i = 0; i < 3; ++i) {
+                const std::string name = i == 0 ? "alpha" : i == 1 ? "beta" : "gamma";
+                tools.install_result.summary.changes = {{installer::PackageChange::Kind::added, name, "2"}};
+                tools.probes.push_back(state(i + 1));
+                REQUIRE(runner.step(static_cast<std::size_t>(i), facts, report));
+            }
+            CHECK(tools.asked[0] == std::vector<std::string>{"alpha"});
+            CHECK(tools.asked[1] == (alpha_needs_beta ? std::vector<std::string>{"alpha", "beta"}
+                                                      : std::vector<std::string>{"beta"}));
+            CHECK(report.steps[1].carried == (alpha_needs_beta ? 0u : 1u));
+            CHECK(tools.asked[2] == std::vector<std::string>{"alpha", "beta", "gamma"});  // the last round is whole
+            CHECK(report.steps[2].carried == 0);
+            for (const auto& step : report.steps) {
+                CHECK(step.status == StepStatus::ok);
+            }
+        }
     }
 }

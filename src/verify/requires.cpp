@@ -76,6 +76,29 @@ std::vector<BrokenRequirement> broken_requirements(const std::vector<venv::Distr
     return broken;
 }
 
+std::set<std::string> affected_by(const std::vector<venv::Distribution>& dists, const std::set<std::string>& changed) {
+    std::map<std::string, std::vector<std::string>> required_by;  // dist -> the dists that require it
+    for (const auto& d : dists) {
+        for (const auto& line : d.requires_dist) {
+            if (auto req = pep::parse_requirement(line)) {
+                required_by[req->normalized_name()].push_back(normalized_of(d));
+            }
+        }
+    }
+    std::set<std::string> out = changed;
+    std::vector<std::string> todo(changed.begin(), changed.end());
+    while (!todo.empty()) {
+        const std::string name = todo.back();
+        todo.pop_back();
+        for (const auto& dependent : required_by[name]) {
+            if (out.insert(dependent).second) {
+                todo.push_back(dependent);
+            }
+        }
+    }
+    return out;
+}
+
 std::vector<BrokenRequirement> new_breakage(const std::vector<BrokenRequirement>& before,
                                             const std::vector<BrokenRequirement>& after) {
     std::set<std::pair<std::string, std::string>> known;

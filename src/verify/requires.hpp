@@ -2,6 +2,7 @@
 // `pip check`, pure: every installed dist's Requires-Dist against what is installed.
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,11 @@ std::vector<BrokenRequirement> broken_requirements(const std::vector<venv::Distr
 // inconsistent must not fail every apply.
 std::vector<BrokenRequirement> new_breakage(const std::vector<BrokenRequirement>& before,
                                             const std::vector<BrokenRequirement>& after);
+
+// The installed dists whose import can differ once `changed` (normalized names) changed: those
+// and every dist that requires one of them, directly or through others (Requires-Dist, markers
+// and extras ignored: more, never fewer). Normalized names.
+std::set<std::string> affected_by(const std::vector<venv::Distribution>& dists, const std::set<std::string>& changed);
 
 // "cuda-bindings 12.9.10 requires cuda-pathfinder~=1.1: not installed"
 std::string describe(const BrokenRequirement& b);

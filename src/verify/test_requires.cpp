@@ -160,3 +160,20 @@ TEST_SUITE("verify") {
               "torchvision 0.26.0+cu130 requires torch==2.10.0: 2.11.0+cu130 is installed");
     }
 }
+
+TEST_CASE("affected_by: what changed and every dist that requires it, through others, markers ignored") {
+    const std::vector<Distribution> dists{
+        {"torch", "torch", "2.11.0", {"nvidia-cublas; platform_system == \"Linux\"", "filelock"}},
+        {"torchvision", "torchvision", "0.26.0", {"torch==2.11.0"}},
+        {"sglang", "sglang", "0.5.6", {"torchvision", "requests[socks]>=2"}},
+        {"requests", "requests", "2.32.3", {}},
+        {"nvidia-cublas", "nvidia-cublas", "13.0.0", {}},
+        {"Filelock", "filelock", "3.20.0", {}},
+    };
+    using stackup::verify::affected_by;
+    CHECK(affected_by(dists, {"nvidia-cublas"}) ==
+          std::set<std::string>{"nvidia-cublas", "torch", "torchvision", "sglang"});
+    CHECK(affected_by(dists, {"requests"}) == std::set<std::string>{"requests", "sglang"});
+    CHECK(affected_by(dists, {"sglang"}) == std::set<std::string>{"sglang"});
+    CHECK(affected_by(dists, {}).empty());
+}
