@@ -82,28 +82,6 @@ void resolve_earlier(snapshot::Store& store, const Options& options, ApplyReport
     base::log::warn(report.recovered.back());
 }
 
-// A staged generation is built from the venv as it is now; a new apply replaces it.
-void discard_staged(snapshot::Store& store, const Options& options, ApplyReport& report) {
-    std::optional<StagedGeneration> staged;
-    try {
-        staged = staged_generation(options.state_dir);
-    } catch (const std::exception& e) {
-        base::log::warn(e.what());
-    }
-    if (!staged) {
-        return;
-    }
-    try {
-        (void)store.remove(staged->generation_id);
-    } catch (const std::exception& e) {
-        base::log::warn("cannot remove the staged generation " + staged->generation_id + ": " + e.what());
-    }
-    clear_staged(options.state_dir);
-    report.recovered.push_back("discarded the staged generation " + staged->generation_id + " (" +
-                               staged->manifest + ", staged " + staged->created + "): this apply replaces it");
-    base::log::warn(report.recovered.back());
-}
-
 // uv takes an environment's lock by creating <venv>/.lock, even for --dry-run:
 // a dry run leaves the venv as it found it, the lock file and the folder's times included.
 class LeaveLockFileAsFound {
@@ -197,7 +175,10 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
         throw Error(ExitCode::preflight_failed, "cannot stage the next generation: " + report.mode_reason +
                                                     "; nothing was touched");
     }
-    discard_staged(store, options, report);
+    if (auto discarded = discard_staged(store, options.state_dir, "this apply replaces it")) {
+        report.recovered.push_back(*discarded);
+        base::log::warn(*discarded);
+    }
     auto journal = Journal::begin(options.state_dir, m.source.string(), options.venv.string(),
                                   std::string(to_string(report.mode)));
     laps.lap("preflight");

@@ -1,5 +1,4 @@
 // Blue/green: every step runs in a clone beside the live venv, which only one exchange changes.
-#include <sys/stat.h>
 
 #include <set>
 
@@ -8,6 +7,7 @@
 #include "base/log.hpp"
 #include "base/text.hpp"
 #include "txn/phases.hpp"
+#include "txn/recover.hpp"
 #include "txn/retention.hpp"
 #include "venv/relocate.hpp"
 
@@ -181,15 +181,7 @@ private:
             base::log::warn(std::string("cannot sync the next generation before the switch: ") + e.what());
         }
         laps_.lap("sync");
-        struct stat clone {};
-        struct stat live {};
-        Record switching;
-        switching.kind = RecordKind::switching;
-        switching.generation = generation_.id;
-        if (::lstat(report_.clone.c_str(), &clone) == 0 && ::lstat(options_.venv.c_str(), &live) == 0) {
-            switching.clone_inode = static_cast<std::uint64_t>(clone.st_ino);
-            switching.live_inode = static_cast<std::uint64_t>(live.st_ino);
-        }
+        const Record switching = switching_record(generation_.id, report_.clone, options_.venv);
         journal_.append(switching);
         observer_.switching(options_.venv);
         base::failpoint("before-switch");

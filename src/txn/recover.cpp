@@ -4,10 +4,50 @@
 
 namespace stackup::txn {
 
-bool switched_in(const OpenTransaction& open, const std::filesystem::path& venv) {
+namespace {
+
+std::uint64_t root_inode(const std::filesystem::path& path) {
     struct stat st {};
-    return open.switching && ::lstat(venv.c_str(), &st) == 0 &&
-           static_cast<std::uint64_t>(st.st_ino) == open.clone_inode;
+    return ::lstat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_ino) : 0;
+}
+
+}  // namespace
+
+bool switched_in(const OpenTransaction& open, const std::filesystem::path& venv) {
+    const auto root = root_inode(venv);
+    return open.switching && root != 0 && root == open.clone_inode;
+}
+
+Record switching_record(const std::string& generation, const std::filesystem::path& clone,
+                        const std::filesystem::path& venv) {
+    Record r;
+    r.kind = RecordKind::switching;
+    r.generation = generation;
+    r.clone_inode = root_inode(clone);
+    r.live_inode = root_inode(venv);
+    return r;
+}
+
+std::optional<std::string> discard_staged(snapshot::Store& store, const std::filesystem::path& state_dir,
+                                          const std::string& why) {
+    std::optional<StagedGeneration> staged;
+    try {
+        staged = staged_generation(state_dir);
+    } catch (const std::exception& e) {
+        return std::string(e.what());
+    }
+    if (!staged) {
+        return std::nullopt;
+    }
+    std::string left;
+    try {
+        (void)store.remove(staged->generation_id);
+    } catch (const std::exception& e) {
+        left = " (its folder could not be removed: " + std::string(e.what()) + ")";
+    }
+    clear_staged(state_dir);
+    return "discarded the staged generation " + staged->generation_id + " (" + staged->manifest + ", staged " +
+           staged->created + ")" + left + ": " + why;
 }
 
 std::string blue_green_state(const OpenTransaction& open, const std::filesystem::path& venv) {

@@ -5,6 +5,7 @@
 // the journal's `switching` record tells which.
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "snapshot/store.hpp"
@@ -25,5 +26,16 @@ namespace stackup::txn {
 // saying what was found and done.
 std::string resolve_blue_green(snapshot::Store& store, const std::filesystem::path& state_dir,
                                const std::filesystem::path& venv, const OpenTransaction& open);
+
+// The journal's `switching` record for exchanging `clone` (to be recorded as `generation`)
+// with `venv`: both root inodes, which switched_in() compares later.
+[[nodiscard]] Record switching_record(const std::string& generation, const std::filesystem::path& clone,
+                                      const std::filesystem::path& venv);
+
+// Removes the generation `apply --stage` left (it was built from the venv as it is now, which
+// the caller is about to replace) and its staged.json; returns what it did, or why it could not
+// read staged.json, for the caller to report; nullopt when nothing was staged. `why` ends the line.
+std::optional<std::string> discard_staged(snapshot::Store& store, const std::filesystem::path& state_dir,
+                                          const std::string& why);
 
 }  // namespace stackup::txn

@@ -117,25 +117,6 @@ std::optional<snapshot::SnapshotInfo> generation_of_live(snapshot::Store& store,
     }
 }
 
-void discard_staged(snapshot::Store& store, const Options& options, RollbackReport& report) {
-    std::optional<StagedGeneration> staged;
-    try {
-        staged = staged_generation(options.state_dir);
-    } catch (const std::exception& e) {
-        report.warnings.push_back(e.what());
-    }
-    if (!staged) {
-        return;
-    }
-    try {
-        (void)store.remove(staged->generation_id);
-    } catch (const std::exception&) {
-    }
-    clear_staged(options.state_dir);
-    report.warnings.push_back("discarded the staged generation " + staged->generation_id +
-                              ": it was built from the venv this rollback replaces");
-}
-
 }  // namespace
 
 RollbackReport rollback(const Options& options, const std::optional<std::string>& id) {
@@ -153,7 +134,9 @@ RollbackReport rollback(const Options& options, const std::optional<std::string>
         return close_untouched(store, options, *open);
     }
     RollbackReport report;
-    discard_staged(store, options, report);
+    if (auto discarded = discard_staged(store, options.state_dir, "it was built from the venv this rollback replaces")) {
+        report.warnings.push_back(*discarded);
+    }
     std::optional<snapshot::SnapshotInfo> live;
     if (open && open->blue_green) {
         live = store.find(open->generation);  // switched in, never committed

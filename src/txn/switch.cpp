@@ -1,6 +1,5 @@
 #include "txn/switch.hpp"
 
-#include <sys/stat.h>
 
 #include "base/error.hpp"
 #include "base/failpoint.hpp"
@@ -24,11 +23,6 @@ snapshot::SnapshotInfo find_or_refuse(const snapshot::Store& store, const std::f
                                          " is gone; nothing was touched (stage again with `stackup apply --stage`)");
     }
     return *info;
-}
-
-std::uint64_t root_inode(const std::filesystem::path& path) {
-    struct stat st {};
-    return ::lstat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_ino) : 0;
 }
 
 }  // namespace
@@ -80,11 +74,7 @@ SwitchReport switch_staged(const Options& options) {
     taken.kind = RecordKind::snapshot_taken;
     taken.snapshot_id = base.id;
     journal.append(taken);
-    Record switching;
-    switching.kind = RecordKind::switching;
-    switching.generation = next.id;
-    switching.clone_inode = root_inode(clone);
-    switching.live_inode = root_inode(options.venv);
+    const Record switching = switching_record(next.id, clone, options.venv);
     journal.append(switching);
     base::failpoint("before-switch");
     try {

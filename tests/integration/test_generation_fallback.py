@@ -2,9 +2,9 @@
 another filesystem, a tmpfs under /dev/shm), apply says so before anything is touched and
 falls back to the in-place mode: a snapshot (a copy), the steps in the venv itself, a restore
 on failure. With the real uv:
-- `plan`-time nothing changes; the successful apply's JSON says `"mode": "in-place"` and why
-  (another filesystem), its summary says "in place", and the venv's root directory is the
-  same inode (changed in place, not switched) with the new versions imported;
+- the successful apply's summary says "in place" and why (another filesystem), and the venv's
+  root directory is the same inode (changed in place, not switched) with the new versions
+  imported; the failing apply's JSON says `"mode": "in-place"` with that reason;
 - a failing apply restores the venv byte for byte (tree digest) and says "rolled back";
 - `apply --stage` is refused with exit 3 (a staged generation needs an exchange), touching
   nothing.
