@@ -1,7 +1,9 @@
-// PEP 691 JSON pages, read with nlohmann-json.
+// PEP 691 JSON pages, read with simdjson's On Demand API: one pass over the text, keeping
+// only the fields a file needs. No document tree is built, so a 15,000-file page costs about
+// its own size while it is read, and its files after.
 
 #include <map>
-#include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 #include "index/page.hpp"
 #include "index/page_parts.hpp"
@@ -12,46 +14,60 @@ using namespace detail;  // the pieces page_parts.hpp shares
 
 namespace {
 
-using JsonValue = nlohmann::json;
+namespace od = simdjson::ondemand;
 
-std::optional<std::string> check_json_meta(const JsonValue& page) {
-    auto meta = page.find("meta");
-    if (meta == page.end() || !meta->is_object()) {
+// A page that is valid JSON but not a valid PEP 691 page; caught where parsing starts.
+struct Malformed {
+    std::string message;
+};
+
+bool is(od::value& v, od::json_type type) {
+    od::json_type actual = v.type();
+    return actual == type;
+}
+
+// "api-version" of a "meta" object, checked; nullopt when absent or fine.
+std::optional<std::string> check_meta(od::value meta) {
+    if (!is(meta, od::json_type::object)) {
         return std::nullopt;
     }
-    auto version = meta->find("api-version");
-    return version != meta->end() && version->is_string() ? check_api_version(version->get<std::string>()) : std::nullopt;
+    for (auto field : meta.get_object()) {
+        std::string_view key = field.unescaped_key();
+        od::value value = field.value();
+        if (key == "api-version" && is(value, od::json_type::string)) {
+            return check_api_version(std::string_view(value.get_string()));
+        }
+    }
+    return std::nullopt;
 }
 
 // Hash objects are {"sha256": "<hex>", ...}; a non-string value makes the page malformed.
-bool read_hashes(const JsonValue& value, std::map<std::string, std::string>& hashes) {
-    if (!value.is_object()) {
+bool read_hashes(od::value value, std::map<std::string, std::string>& hashes) {
+    if (!is(value, od::json_type::object)) {
         return false;
     }
-    for (const auto& [name, digest] : value.items()) {
-        if (!digest.is_string()) {
+    for (auto field : value.get_object()) {
+        std::string name = ascii_lower(std::string_view(field.unescaped_key()));
+        od::value digest = field.value();
+        if (!is(digest, od::json_type::string)) {
             return false;
         }
-        hashes[ascii_lower(name)] = digest.get<std::string>();
+        hashes[std::move(name)] = std::string(std::string_view(digest.get_string()));
     }
     return true;
 }
 
-// PEP 714 renamed "dist-info-metadata" to "core-metadata"; the new name wins.
-bool read_json_metadata(const JsonValue& entry, std::optional<std::string>& metadata) {
-    auto it = entry.find("core-metadata");
-    if (it == entry.end()) {
-        it = entry.find("dist-info-metadata");
-    }
-    if (it == entry.end() || it->is_null() || (it->is_boolean() && !it->get<bool>())) {
+// "core-metadata" (PEP 714) or its old name "dist-info-metadata": true, false, null or hashes.
+bool read_metadata(od::value value, std::optional<std::string>& metadata) {
+    if (value.is_null()) {
         return true;
     }
-    if (it->is_boolean()) {
-        metadata = "true";
+    if (is(value, od::json_type::boolean)) {
+        metadata = bool(value.get_bool()) ? std::optional<std::string>("true") : std::nullopt;
         return true;
     }
     std::map<std::string, std::string> hashes;
-    if (!read_hashes(*it, hashes)) {
+    if (!read_hashes(value, hashes)) {
         return false;
     }
     auto pick = hashes.contains("sha256") ? hashes.find("sha256") : hashes.begin();
@@ -59,90 +75,182 @@ bool read_json_metadata(const JsonValue& entry, std::optional<std::string>& meta
     return true;
 }
 
-bool read_json_yanked(const JsonValue& entry, IndexFile& f) {
-    auto it = entry.find("yanked");
-    if (it == entry.end() || it->is_null()) {
+bool read_yanked(od::value value, IndexFile& f) {
+    if (value.is_null()) {
         return true;
     }
-    if (it->is_boolean()) {
-        f.yanked = it->get<bool>();
+    if (is(value, od::json_type::boolean)) {
+        f.yanked = value.get_bool();
         return true;
     }
-    if (it->is_string()) {  // a string means yanked, with that reason
+    if (is(value, od::json_type::string)) {  // a string means yanked, with that reason
         f.yanked = true;
-        f.yanked_reason = it->get<std::string>();
+        f.yanked_reason = std::string_view(value.get_string());
         return true;
     }
     return false;
 }
 
-// The fields beyond name and URL; false when one has the wrong type.
-bool read_json_details(const JsonValue& entry, IndexFile& f) {
-    if (auto h = entry.find("hashes"); h != entry.end() && !read_hashes(*h, f.hashes)) {
+bool read_requires_python(od::value value, IndexFile& f) {
+    if (value.is_null()) {
+        return true;
+    }
+    if (!is(value, od::json_type::string)) {
         return false;
     }
-    if (auto rp = entry.find("requires-python"); rp != entry.end() && !rp->is_null()) {
-        if (!rp->is_string()) {
-            return false;
+    f.requires_python = empty_to_null(value.get_string());  // PyPI sends "" for "none"
+    return true;
+}
+
+// One entry of "files", its fields in whatever order they come.
+struct Entry {
+    std::optional<std::string> filename;
+    std::optional<std::string> url;
+    IndexFile details;  // hashes, requires-python, yanked, metadata
+    std::optional<std::string> core_metadata;
+    std::optional<std::string> dist_info_metadata;
+    bool has_core_metadata = false;  // the new name wins, even when it says false
+    bool wrong_type = false;
+};
+
+std::optional<std::string> string_field(od::value& value) {
+    if (!is(value, od::json_type::string)) {
+        return std::nullopt;
+    }
+    return std::string(std::string_view(value.get_string()));
+}
+
+Entry read_entry(od::value value) {
+    if (!is(value, od::json_type::object)) {
+        throw Malformed{"a \"files\" entry is not an object"};
+    }
+    Entry e;
+    for (auto field : value.get_object()) {
+        std::string_view key = field.unescaped_key();
+        od::value v = field.value();
+        bool fine = true;
+        if (key == "filename") {
+            e.filename = string_field(v);
+        } else if (key == "url") {
+            e.url = string_field(v);
+        } else if (key == "hashes") {
+            fine = read_hashes(v, e.details.hashes);
+        } else if (key == "requires-python") {
+            fine = read_requires_python(v, e.details);
+        } else if (key == "yanked") {
+            fine = read_yanked(v, e.details);
+        } else if (key == "core-metadata") {
+            e.has_core_metadata = true;
+            fine = read_metadata(v, e.core_metadata);
+        } else if (key == "dist-info-metadata") {
+            fine = read_metadata(v, e.dist_info_metadata);
         }
-        f.requires_python = empty_to_null(rp->get<std::string>());  // PyPI sends "" for "none"
+        e.wrong_type = e.wrong_type || !fine;
     }
-    return read_json_yanked(entry, f) && read_json_metadata(entry, f.metadata);
+    return e;
 }
 
-// Appends one entry of "files" (unless it names no distribution file); an error when it is malformed.
-std::optional<std::string> read_json_file(const JsonValue& entry, std::string_view page_url, std::vector<IndexFile>& out) {
-    if (!entry.is_object()) {
-        return "a \"files\" entry is not an object";
+// Appends the entry's file (unless it names no distribution file).
+void add_file(Entry e, std::string_view page_url, std::vector<IndexFile>& out) {
+    if (!e.filename || !e.url) {
+        throw Malformed{"a \"files\" entry lacks a string \"filename\" or \"url\""};
     }
-    auto name = entry.find("filename");
-    auto url = entry.find("url");
-    if (name == entry.end() || !name->is_string() || url == entry.end() || !url->is_string()) {
-        return "a \"files\" entry lacks a string \"filename\" or \"url\"";
-    }
-    auto absolute = base::resolve(page_url, url->get<std::string>());
+    auto absolute = base::resolve(page_url, *e.url);
     if (!absolute) {
-        return "file " + name->get<std::string>() + " has an unusable url";
+        throw Malformed{"file " + *e.filename + " has an unusable url"};
     }
-    auto f = file_at(*absolute, name->get<std::string>());
+    auto f = file_at(*absolute, *e.filename);
     if (!f) {
-        return std::nullopt;
+        return;
     }
-    if (!read_json_details(entry, *f)) {
-        return "file " + f->filename + " has a field of the wrong type";
+    if (e.wrong_type) {
+        throw Malformed{"file " + f->filename + " has a field of the wrong type"};
     }
+    for (auto& [name, digest] : e.details.hashes) {
+        f->hashes[name] = std::move(digest);  // "hashes" beats the URL's fragment
+    }
+    f->requires_python = std::move(e.details.requires_python);
+    f->yanked = e.details.yanked;
+    f->yanked_reason = std::move(e.details.yanked_reason);
+    f->metadata = e.has_core_metadata ? std::move(e.core_metadata) : std::move(e.dist_info_metadata);
     out.push_back(std::move(*f));
-    return std::nullopt;
 }
 
-std::optional<JsonValue> parse_json_object(std::string_view text) {
-    JsonValue page = JsonValue::parse(text.begin(), text.end(), nullptr, false);
-    if (page.is_discarded() || !page.is_object()) {
-        return std::nullopt;
+// Iterates a top-level object: `on_field(key, value)` for each field but "meta", whose
+// api-version is checked once the whole object is read.
+template <typename OnField>
+std::optional<std::string> read_object(std::string_view text, OnField on_field) {
+    simdjson::padded_string padded(text);
+    od::parser parser;
+    od::document doc = parser.iterate(padded);
+    if (doc.type() != od::json_type::object) {
+        return "not a JSON object";
     }
-    return page;
+    std::optional<std::string> bad_meta;
+    for (auto field : doc.get_object()) {
+        std::string_view key = field.unescaped_key();
+        if (key == "meta") {
+            bad_meta = check_meta(field.value());
+        } else {
+            on_field(key, field.value());
+        }
+    }
+    return bad_meta;
 }
 
 RootListing read_json_root(std::string_view text) {
-    auto page = parse_json_object(text);
-    if (!page) {
-        return {{}, "not a JSON object"};
-    }
-    auto projects = page->find("projects");
-    if (projects == page->end() || !projects->is_array()) {
-        return {{}, "no \"projects\" array"};
-    }
-    if (auto bad = check_json_meta(*page)) {
-        return {{}, *bad};
-    }
     RootListing listing;
-    for (const auto& p : *projects) {
-        if (!p.is_object() || !p.contains("name") || !p["name"].is_string()) {
-            return {{}, "a \"projects\" entry lacks a string \"name\""};
+    bool has_projects = false;
+    auto bad = read_object(text, [&](std::string_view key, od::value value) {
+        if (key != "projects") {
+            return;
         }
-        add_project(p["name"].get<std::string>(), "", listing.projects);
+        if (!is(value, od::json_type::array)) {
+            throw Malformed{"no \"projects\" array"};
+        }
+        has_projects = true;
+        for (od::value project : value.get_array()) {
+            std::optional<std::string> name;
+            if (is(project, od::json_type::object)) {
+                for (auto field : project.get_object()) {
+                    std::string_view key = field.unescaped_key();
+                    od::value v = field.value();
+                    if (key == "name") {
+                        name = string_field(v);
+                    }
+                }
+            }
+            if (!name) {
+                throw Malformed{"a \"projects\" entry lacks a string \"name\""};
+            }
+            add_project(*name, "", listing.projects);
+        }
+    });
+    if (bad || !has_projects) {
+        return {{}, bad ? *bad : "no \"projects\" array"};
     }
     return listing;
+}
+
+ParseResult read_json_page(std::string_view text, std::string_view page_url) {
+    ParseResult result;
+    bool has_files = false;
+    auto bad = read_object(text, [&](std::string_view key, od::value value) {
+        if (key != "files") {
+            return;
+        }
+        if (!is(value, od::json_type::array)) {
+            throw Malformed{"no \"files\" array"};
+        }
+        has_files = true;
+        for (od::value entry : value.get_array()) {
+            add_file(read_entry(entry), page_url, result.files);
+        }
+    });
+    if (bad || !has_files) {
+        return failure(bad ? *bad : "no \"files\" array");
+    }
+    return result;
 }
 
 }  // namespace
@@ -150,7 +258,9 @@ RootListing read_json_root(std::string_view text) {
 RootListing detail::parse_json_root(std::string_view text) {
     try {
         return read_json_root(text);
-    } catch (const JsonValue::exception& e) {
+    } catch (const Malformed& e) {
+        return {{}, e.message};
+    } catch (const simdjson::simdjson_error& e) {  // not JSON, invalid UTF-8, too deep, ...
         return {{}, std::string("malformed JSON page: ") + e.what()};
     }
 }
@@ -160,25 +270,10 @@ ParseResult parse_json_page(std::string_view text, std::string_view page_url) {
         return failure(*bad);
     }
     try {
-        auto page = parse_json_object(text);
-        if (!page) {
-            return failure("not a JSON object");
-        }
-        if (auto bad = check_json_meta(*page)) {
-            return failure(*bad);
-        }
-        auto files = page->find("files");
-        if (files == page->end() || !files->is_array()) {
-            return failure("no \"files\" array");
-        }
-        ParseResult result;
-        for (const auto& entry : *files) {
-            if (auto bad = read_json_file(entry, page_url, result.files)) {
-                return failure(*bad);
-            }
-        }
-        return result;
-    } catch (const JsonValue::exception& e) {  // invalid UTF-8 in a string, say
+        return read_json_page(text, page_url);
+    } catch (const Malformed& e) {
+        return failure(e.message);
+    } catch (const simdjson::simdjson_error& e) {
         return failure(std::string("malformed JSON page: ") + e.what());
     }
 }
