@@ -7,8 +7,8 @@
 # tests/check_completion.py checks it against `stackup --help` and drives it.
 
 # Options of every command (they may stand before or after the command).
-_stackup_global_opts='--venv --state-dir --uv --http-timeout --json --log-file
-    --snapshot-strategy -v --verbose -q --quiet -h --help --version'
+_stackup_global_opts='--venv --state-dir --uv --http-timeout --cache-dir --no-cache --refresh
+    --json --log-file --snapshot-strategy -v --verbose -q --quiet -h --help --version'
 
 # COMPREPLY += one line of "$@"'s output per entry (names with spaces stay whole).
 _stackup_add_lines() {
@@ -109,7 +109,7 @@ _stackup_complete_func() {
         else
             case $word in
                 # options that take a value: their next word is not a positional
-                --venv | --state-dir | --uv | --http-timeout | --log-file | --snapshot-strategy | \
+                --venv | --state-dir | --uv | --http-timeout | --cache-dir | --log-file | --snapshot-strategy | \
                     --out | --to | --label | --keep | --target-cuda)
                     ((i + 1 == COMP_CWORD)) || value=${COMP_WORDS[i + 1]:-}
                     ((i++))
@@ -133,7 +133,7 @@ _stackup_complete_func() {
     done
 
     case $prev in
-        --venv | --state-dir)
+        --venv | --state-dir | --cache-dir)
             compopt -o filenames 2>/dev/null
             _stackup_add_lines compgen -d -- "$cur"
             return 0

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 
@@ -33,7 +34,7 @@ using SlistHandle = std::unique_ptr<curl_slist, SlistDeleter>;
 enum class Verdict { ok, not_found, transient, fatal };
 
 Verdict classify_status(long status) {
-    if (status >= 200 && status < 300) {
+    if ((status >= 200 && status < 300) || status == 304) {
         return Verdict::ok;
     }
     if (status == 404 || status == 410) {
@@ -101,6 +102,19 @@ struct Transfer {
     Clock::time_point not_before{};
 };
 
+// A response header's value ("" when absent); the last one when sent more than once.
+std::string header_of(CURL* easy, const char* name) {
+    curl_header* h = nullptr;
+    if (curl_easy_header(easy, name, 0, CURLH_HEADER, -1, &h) != CURLHE_OK || h == nullptr) {
+        return "";
+    }
+    const std::size_t last = h->amount - 1;
+    if (last > 0 && curl_easy_header(easy, name, last, CURLH_HEADER, -1, &h) != CURLHE_OK) {
+        return "";
+    }
+    return h->value != nullptr ? h->value : "";
+}
+
 std::string transport_reason(CURLcode code, const Transfer& t) {
     std::string reason = curl_easy_strerror(code);
     if (t.error_buffer[0] != '\0') {
@@ -156,14 +170,16 @@ std::string configure(Transfer& t, const HttpOptions& options) {
 class Fetcher {
 public:
     Fetcher(const std::vector<HttpRequest>& requests, std::vector<HttpResponse>& responses,
-            const HttpOptions& options)
+            const HttpOptions& options, const HttpDone& on_done)
         : options_(options),
+          on_done_(on_done),
           max_tries_(std::max(options.max_tries, 1)),
           max_in_flight_(std::max(options.max_in_flight, 1)) {
         for (std::size_t i = 0; i < requests.size(); ++i) {
             auto t = std::make_unique<Transfer>();
             t->request = &requests[i];
             t->response = &responses[i];
+            first_response_ = responses.data();
             waiting_.push_back(t.get());
             transfers_.push_back(std::move(t));
         }
@@ -298,12 +314,21 @@ private:
             if (curl_easy_getinfo(t.easy.get(), CURLINFO_CONTENT_TYPE, &text) == CURLE_OK && text) {
                 r.content_type = text;
             }
+            if (outcome == HttpOutcome::ok) {
+                r.etag = header_of(t.easy.get(), "ETag");
+                r.last_modified = header_of(t.easy.get(), "Last-Modified");
+                r.cache_control = header_of(t.easy.get(), "Cache-Control");
+                r.age = std::atol(header_of(t.easy.get(), "Age").c_str());
+            }
         }
         r.body = std::move(t.body);
         r.error = reason.empty() ? "" : redact(t.request->url) + ": " + redact(reason);
         t.done = true;
         t.easy.reset();  // frees the handle's buffers; the multi keeps the connection
         ++finished_;
+        if (on_done_) {
+            on_done_(static_cast<std::size_t>(t.response - first_response_), r);
+        }
     }
 
     void fail_unfinished(const std::string& reason) {
@@ -327,11 +352,13 @@ private:
     }
 
     const HttpOptions& options_;
+    const HttpDone& on_done_;
     const int max_tries_;
     const int max_in_flight_;
     MultiHandle multi_;  // before the transfers: easy handles go first
     std::vector<std::unique_ptr<Transfer>> transfers_;
     std::vector<Transfer*> waiting_;  // not yet started, or waiting out a backoff
+    HttpResponse* first_response_ = nullptr;  // responses[i] is first_response_ + i
     int running_ = 0;
     std::size_t finished_ = 0;
 };
@@ -349,10 +376,10 @@ std::string_view to_string(HttpOutcome outcome) {
 }
 
 std::vector<HttpResponse> fetch_all(const std::vector<HttpRequest>& requests,
-                                    const HttpOptions& options) {
+                                    const HttpOptions& options, const HttpDone& on_done) {
     std::vector<HttpResponse> responses(requests.size());
     if (!requests.empty()) {
-        Fetcher(requests, responses, options).run();
+        Fetcher(requests, responses, options, on_done).run();
     }
     return responses;
 }

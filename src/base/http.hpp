@@ -5,6 +5,7 @@
 // and url.cpp (URLs and the redactor: base/url.hpp).
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,7 +14,7 @@
 namespace stackup::base {
 
 enum class HttpOutcome {
-    ok,                   // 2xx
+    ok,                   // 2xx, or 304 to a conditional request (status says which)
     not_found,            // 404 or 410: "not there", never retried
     transient_exhausted,  // timeouts, resets, refused, 5xx, 429, ... on every try
     fatal,                // any other status or transport error; not retried
@@ -41,6 +42,10 @@ struct HttpResponse {
     long status = 0;            // 0 when no HTTP response came
     std::string final_url;      // after redirects, as curl reports it: may hold credentials
     std::string content_type;   // as sent, e.g. "text/html; charset=utf-8"
+    std::string etag;           // the validators and caching rules, as sent ("" when absent)
+    std::string last_modified;
+    std::string cache_control;
+    long age = 0;               // the Age header's seconds (0 when absent)
     std::string body;
     int attempts = 0;
     std::string error;          // empty when ok; never holds credentials
@@ -48,9 +53,13 @@ struct HttpResponse {
     bool ok() const { return outcome == HttpOutcome::ok; }
 };
 
+// Called once per request as soon as it is finished (ok or not), with its index in
+// `requests`, while the others are still in flight; it may take the body away.
+using HttpDone = std::function<void(std::size_t, HttpResponse&)>;
+
 // Responses in the order of `requests`; never throws for a failed transfer.
 std::vector<HttpResponse> fetch_all(const std::vector<HttpRequest>& requests,
-                                    const HttpOptions& options = {});
+                                    const HttpOptions& options = {}, const HttpDone& on_done = {});
 
 // The wait before try `tries_made + 1`: exponential backoff, or the server's
 // Retry-After when that is longer, both capped by options.max_retry_after.

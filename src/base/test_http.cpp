@@ -80,7 +80,11 @@ public:
     std::string request_log() const {
         auto control = fetch_all({{url("/_control"), {}}}).at(0);
         const auto log_start = control.body.find("\"log\"");
-        return log_start == std::string::npos ? "" : control.body.substr(log_start);
+        if (log_start == std::string::npos) {
+            return "";
+        }
+        const auto log_end = control.body.find("\"answers\"", log_start);  // (path, status) pairs: not requests
+        return control.body.substr(log_start, log_end == std::string::npos ? std::string::npos : log_end - log_start);
     }
     // How many times the server saw `path`.
     int hits(const std::string& path) const {
@@ -182,6 +186,52 @@ TEST_SUITE("base") {
         CHECK(responses[1].final_url == server->url("/simple/demo/"));
         CHECK(responses[2].body == "not a real wheel");
         CHECK(responses[2].content_type == "application/octet-stream");
+    }
+
+    TEST_CASE("a page's validators and Cache-Control come back; a conditional request gets 304") {
+        TempDir tmp;
+        auto server = start_server(tmp);
+        if (!server) {
+            return;
+        }
+        tmp.write("index/simple/.cache-control", "max-age=600");
+        auto first = fetch_all({{server->url("/simple/demo/"), {kAccept}}}).at(0);
+        REQUIRE(first.ok());
+        CHECK(first.status == 200);
+        CHECK(first.etag.size() == 34);  // a quoted digest
+        CHECK(first.cache_control == "max-age=600");
+        auto again = fetch_all({{server->url("/simple/demo/"), {kAccept, "If-None-Match: " + first.etag}},
+                                {server->url("/simple/demo/"), {kAccept, "If-None-Match: \"other\""}}});
+        CHECK(again[0].outcome == HttpOutcome::ok);
+        CHECK(again[0].status == 304);
+        CHECK(again[0].body.empty());
+        CHECK(again[0].etag == first.etag);
+        CHECK(again[1].status == 200);
+        CHECK(again[1].body == first.body);
+    }
+
+    TEST_CASE("each response is handed over as it finishes, before fetch_all returns") {
+        TempDir tmp;
+        auto server = start_server(tmp, R"({"rules": [{"prefix": "/simple/p0/", "delay_ms": 600}]})");
+        if (!server) {
+            return;
+        }
+        std::vector<HttpRequest> requests = {{server->url("/simple/p0/"), {kAccept}},
+                                             {server->url("/simple/p1/"), {kAccept}},
+                                             {server->url("/simple/nope/"), {kAccept}}};
+        std::vector<std::size_t> order;
+        std::vector<std::string> bodies(requests.size());
+        auto responses = fetch_all(requests, quick_options(), [&](std::size_t i, stackup::base::HttpResponse& r) {
+            order.push_back(i);
+            bodies[i] = std::move(r.body);  // taken away: the caller keeps what it needs
+        });
+        REQUIRE(order.size() == 3);
+        CHECK(order.back() == 0);  // the slow page last, the others handed over while it was in flight
+        CHECK(bodies[0].find("p0-1.0-py3-none-any.whl") != std::string::npos);
+        CHECK(bodies[1].find("p1-1.0-py3-none-any.whl") != std::string::npos);
+        CHECK(responses[0].ok());
+        CHECK(responses[0].body.empty());
+        CHECK(responses[2].outcome == HttpOutcome::not_found);
     }
 
     TEST_CASE("404 is not_found and is not retried") {

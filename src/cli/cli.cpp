@@ -29,6 +29,12 @@ void add_common_options(CLI::App& app, CommonOptions& common, bool& verbose, boo
     app.add_option("--http-timeout", common.http_timeout, "seconds per index request (failed requests are retried)")
         ->check(CLI::PositiveNumber)
         ->type_name("SECONDS");
+    app.add_option("--cache-dir", common.cache_dir,
+                   "where index pages are cached (default: $XDG_CACHE_HOME/stackup, else ~/.cache/stackup)")
+        ->envname("STACKUP_CACHE_DIR")
+        ->type_name("DIR");
+    app.add_flag("--no-cache", common.no_cache, "neither read nor write the index page cache");
+    app.add_flag("--refresh", common.refresh, "revalidate every cached index page, even a fresh one");
     app.add_option("--snapshot-strategy", common.snapshot_strategy,
                    "automatic (reflink, else hard links on the venv's filesystem, else copy), reflink, hardlink, copy")
         ->check(CLI::IsMember({"automatic", "reflink", "hardlink", "copy"}))

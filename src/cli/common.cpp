@@ -68,6 +68,11 @@ txn::Options txn_options(const CommonOptions& common, const manifest::Manifest* 
     o.uv = common.uv.empty() ? "uv" : common.uv;
     o.caller_env = base::current_environment();
     o.http.timeout_seconds = common.http_timeout;
+    o.page_cache.mode = common.no_cache  ? index::CacheMode::off
+                        : common.refresh ? index::CacheMode::refresh
+                                         : index::CacheMode::use;
+    o.page_cache.dir = common.cache_dir.empty() ? index::default_cache_dir(o.caller_env)
+                                                : std::filesystem::absolute(common.cache_dir);
     auto strategy = snapshot::strategy_from_string(common.snapshot_strategy);
     if (!strategy) {
         throw Error(ExitCode::usage, "--snapshot-strategy: '" + common.snapshot_strategy +

@@ -27,6 +27,9 @@ struct CommonOptions {
     std::string state_dir;   // --state-dir / STACKUP_STATE_DIR
     std::string uv;          // --uv / STACKUP_UV
     long http_timeout = 30;  // --http-timeout SECONDS, per request attempt
+    std::string cache_dir;   // --cache-dir / STACKUP_CACHE_DIR
+    bool no_cache = false;   // --no-cache: index pages neither read from nor written to the cache
+    bool refresh = false;    // --refresh: every cached index page revalidated
     std::string snapshot_strategy = "automatic";  // --snapshot-strategy
     std::string log_file;    // --log-file
     Verbosity verbosity = Verbosity::normal;

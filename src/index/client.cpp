@@ -1,5 +1,8 @@
 #include "index/client.hpp"
 
+#include <ctime>
+
+#include "base/log.hpp"
 #include "base/url.hpp"
 
 namespace stackup::index {
@@ -7,6 +10,24 @@ namespace {
 
 // PEP 691: JSON preferred, HTML accepted.
 constexpr const char* kAccept = "Accept: application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1";
+
+// Fills `page` from a page's text; false when the text is not a page.
+bool read_into(ProjectPage& page, std::string_view text, std::string_view content_type, const std::string& base_url) {
+    auto parsed = parse_page(text, content_type, base_url);
+    page.files = std::move(parsed.files);
+    if (parsed.error) {
+        page.outcome = base::HttpOutcome::fatal;
+        page.error = base::redact(base_url) + ": " + *parsed.error;
+        return false;
+    }
+    page.outcome = base::HttpOutcome::ok;
+    return true;
+}
+
+// The URL a stored page's hrefs resolve against.
+std::string base_of(const StoredPage& stored, const std::string& url) {
+    return stored.final_url.empty() ? url : stored.final_url;
+}
 
 }  // namespace
 
@@ -18,26 +39,86 @@ std::string project_url(const std::string& root, const std::string& project) {
     return url + project + "/";
 }
 
-std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, const base::HttpOptions& options) {
-    std::vector<base::HttpRequest> http;
-    for (const auto& r : requests) {
-        http.push_back({project_url(r.root, r.project), {kAccept}});
-    }
-    auto responses = base::fetch_all(http, options);
+std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, const base::HttpOptions& options,
+                                     const PageCache& cache) {
     std::vector<ProjectPage> pages;
+    std::vector<std::optional<StoredPage>> stored;
+    std::vector<base::HttpRequest> http;
+    std::vector<std::size_t> asked;  // http[k] is for pages[asked[k]]
+    const std::time_t now = std::time(nullptr);
     for (std::size_t i = 0; i < requests.size(); ++i) {
-        const auto& response = responses[i];
-        ProjectPage page{requests[i], response.outcome, response.status, {}, response.error};
-        if (response.ok()) {
-            std::string base_url = response.final_url.empty() ? http[i].url : response.final_url;
-            auto parsed = parse_page(response.body, response.content_type, base_url);
-            page.files = std::move(parsed.files);
-            if (parsed.error) {
-                page.outcome = base::HttpOutcome::fatal;
-                page.error = base::redact(base_url) + ": " + *parsed.error;
+        const std::string url = project_url(requests[i].root, requests[i].project);
+        ProjectPage page;
+        page.request = requests[i];
+        pages.push_back(std::move(page));
+        stored.push_back(cache.find(url));
+        if (stored[i] && cache.fresh(*stored[i], now)) {
+            if (auto text = cache.body(*stored[i])) {
+                pages[i].status = 200;
+                pages[i].from_cache = read_into(pages[i], *text, stored[i]->content_type, base_of(*stored[i], url));
+                if (pages[i].from_cache) {
+                    continue;
+                }
+            }
+            // A stored page that no longer reads: dropped, and asked for afresh (a 304 would
+            // only hand the same bytes back).
+            pages[i] = ProjectPage();
+            pages[i].request = requests[i];
+            cache.forget(*stored[i]);
+            stored[i].reset();
+        }
+        std::vector<std::string> headers{kAccept};
+        if (stored[i]) {
+            for (auto& h : PageCache::validators(*stored[i])) {
+                headers.push_back(std::move(h));
             }
         }
-        pages.push_back(std::move(page));
+        http.push_back({url, std::move(headers)});
+        asked.push_back(i);
+    }
+    std::vector<std::size_t> again;  // a 304 for a stored copy that no longer reads
+    auto take = [&](std::size_t i, const std::string& url, base::HttpResponse& response) {
+        ProjectPage& page = pages[i];
+        page.outcome = response.outcome;
+        page.status = response.status;
+        page.error = response.error;
+        if (response.ok() && response.status == 304) {
+            auto text = stored[i] ? cache.body(*stored[i]) : std::nullopt;
+            if (text && (page.from_cache = read_into(page, *text, stored[i]->content_type, base_of(*stored[i], url)))) {
+                cache.revalidated(url, *stored[i], *text, response, std::time(nullptr));
+            } else {
+                if (stored[i]) {
+                    cache.forget(*stored[i]);
+                }
+                again.push_back(i);
+            }
+        } else if (response.ok()) {
+            std::string base_url = response.final_url.empty() ? url : response.final_url;
+            if (read_into(page, response.body, response.content_type, base_url)) {
+                cache.store(url, response, std::time(nullptr));
+            }
+        }
+        response.body = std::string();  // read: the text goes now, not when every page has come
+        stored[i].reset();
+    };
+    base::fetch_all(http, options, [&](std::size_t k, base::HttpResponse& r) { take(asked[k], http[k].url, r); });
+    if (!again.empty()) {
+        std::vector<base::HttpRequest> whole;
+        for (std::size_t i : again) {
+            std::string url = project_url(requests[i].root, requests[i].project);
+            base::log::debug("page cache: the copy of " + base::redact(url) + " no longer reads; asking for all of it");
+            pages[i] = ProjectPage();
+            pages[i].request = requests[i];
+            whole.push_back({std::move(url), {kAccept}});
+        }
+        const auto retry = again;
+        again.clear();
+        base::fetch_all(whole, options, [&](std::size_t k, base::HttpResponse& r) { take(retry[k], whole[k].url, r); });
+        for (std::size_t i : again) {  // a 304 to an unconditional request: the index is wrong
+            pages[i].outcome = base::HttpOutcome::fatal;
+            pages[i].error = base::redact(project_url(requests[i].root, requests[i].project)) +
+                             ": HTTP 304 to a request that had no validators";
+        }
     }
     return pages;
 }

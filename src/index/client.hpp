@@ -6,6 +6,7 @@
 
 #include "base/http.hpp"
 #include "index/page.hpp"
+#include "index/page_cache.hpp"
 
 namespace stackup::index {
 
@@ -21,12 +22,17 @@ struct ProjectPage {
     long status = 0;
     std::vector<IndexFile> files;
     std::string error;     // credentials masked; "" when the page was read
+    bool from_cache = false;  // read from the page cache (fresh, or revalidated by a 304)
 };
 
 // <root>/<project>/, with a trailing slash added to the root where missing.
 std::string project_url(const std::string& root, const std::string& project);
 
-// One request per page, all in flight together; the answer keeps the request order.
-std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, const base::HttpOptions& options);
+// One request per page, all in flight together, each page parsed as soon as it has come
+// (its text then let go) while the others are still on their way; pages the cache holds
+// fresh are not asked for, stale ones are asked for conditionally. The answer keeps the
+// request order.
+std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, const base::HttpOptions& options,
+                                     const PageCache& cache = PageCache({}));
 
 }  // namespace stackup::index

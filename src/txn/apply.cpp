@@ -41,7 +41,7 @@ venv::Facts preflight(const manifest::Manifest& m, const Options& options, const
         check_saved_plan(*options.saved_plan, m, facts);
         report.plan = plan::plan_of(*options.saved_plan);
     } else {
-        report.plan = plan_against_indexes(m, facts, options.http);
+        report.plan = plan_against_indexes(m, facts, options.http, options.page_cache);
     }
     observer.planned(report.plan);
     require_plan_ok(report.plan);

@@ -12,6 +12,7 @@
 
 #include "base/http.hpp"
 #include "base/process.hpp"
+#include "index/page_cache.hpp"
 #include "installer/summary.hpp"
 #include "manifest/manifest.hpp"
 #include "plan/plan_file.hpp"
@@ -28,6 +29,7 @@ struct Options {
     std::string uv;                    // program name or path
     base::Environment caller_env;
     base::HttpOptions http;            // for the index pages
+    index::CacheOptions page_cache;    // where index pages are kept, and whether
     snapshot::Strategy snapshot_strategy = snapshot::Strategy::automatic;
     // `apply PLAN`: install exactly this saved plan (refused when stale) instead of planning.
     std::optional<plan::SavedPlan> saved_plan;

@@ -68,17 +68,20 @@ Host inspect_host(const manifest::Manifest& m, const std::filesystem::path& venv
     return host;
 }
 
-plan::Plan plan_against_indexes(const manifest::Manifest& m, const venv::Facts& facts, const base::HttpOptions& http) {
-    auto pages = index::fetch_pages(plan::pages_needed(m), http);
+plan::Plan plan_against_indexes(const manifest::Manifest& m, const venv::Facts& facts, const base::HttpOptions& http,
+                                const index::CacheOptions& cache_options) {
+    const index::PageCache cache(cache_options);
+    auto pages = index::fetch_pages(plan::pages_needed(m), http, cache);
     // Only for what was found nowhere: a second round, to say where it is.
     auto elsewhere = plan::pages_elsewhere(m, pages);
     if (!elsewhere.empty()) {
-        auto more = index::fetch_pages(elsewhere, http);
+        auto more = index::fetch_pages(elsewhere, http, cache);
         pages.insert(pages.end(), more.begin(), more.end());
     }
     for (const auto& p : pages) {
         base::log::debug("index '" + p.request.index + "' " + p.request.project + ": " +
-                         std::string(base::to_string(p.outcome)) + ", " + std::to_string(p.files.size()) + " files");
+                         std::string(base::to_string(p.outcome)) + ", " + std::to_string(p.files.size()) + " files" +
+                         (p.from_cache ? " (from the page cache)" : ""));
     }
     return plan::make_plan(m, facts, pages);
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/http.hpp"
+#include "index/page_cache.hpp"
 #include "manifest/manifest.hpp"
 #include "plan/planner.hpp"
 #include "venv/probe.hpp"
@@ -38,7 +39,8 @@ std::string check_toolkit(const manifest::Manifest& m, const base::Environment& 
 // with require_driver: true. Returns the version seen ("" when none, or none asked).
 std::string check_driver(const manifest::Manifest& m, const base::Environment& env);
 
-plan::Plan plan_against_indexes(const manifest::Manifest& m, const venv::Facts& facts, const base::HttpOptions& http);
+plan::Plan plan_against_indexes(const manifest::Manifest& m, const venv::Facts& facts, const base::HttpOptions& http,
+                                const index::CacheOptions& cache);
 
 // The plan's exact pins for one step, in the step's order, each with its sha256
 // when the index gave one: the lines of the step's requirements file.

@@ -143,6 +143,10 @@ class Test:
         self.uv_path = find_uv()
         self.state_dir = self.tmp / "state"
         self.cache_dir = self.tmp / "uv-cache"
+        # stackup's own page cache: one per test, never the developer's ~/.cache/stackup; every
+        # child run (child_env copies os.environ) sees it unless a test sets its own.
+        self.page_cache_dir = self.tmp / "stackup-cache"
+        os.environ["STACKUP_CACHE_DIR"] = str(self.page_cache_dir)
         self._servers = []
 
     # --- fixtures -------------------------------------------------------------

@@ -8,7 +8,11 @@ Layout: <root>/<index>/<project>/<file>.whl. URLs:
   /<index>/<project>/<file>   the file
   (an index whose folder holds a .auth file "user:password" answers 401 without that Basic auth;
   a file FILE beside FILE.yanked is listed as yanked (PEP 592), the .yanked file's text its reason)
-  /_control                   GET: rules and request log (JSON); POST: {"rules": [...]} replaces
+  Pages (root listings and project pages) carry a strong ETag (a digest of the body) and answer
+  a matching If-None-Match with 304; their Cache-Control is "no-cache" unless the index's
+  .cache-control file says otherwise (e.g. "max-age=600"). Files are always "no-cache".
+  /_control                   GET: rules, request log and answers ([path, status] of each
+                              request answered, in order) (JSON); POST: {"rules": [...]} replaces
                               the rules; DELETE: clears them and releases hung requests
 
 A rule is {"prefix": "/cu130/torch/", "delay_ms": 0, "status": 503, "times": 2, "hang": false}:
@@ -69,6 +73,11 @@ class Rules:
         self._rules = []
         self._release = threading.Event()
         self.log = []
+        self.answers = []
+
+    def answered(self, path, status):
+        with self._lock:
+            self.answers.append([path, status])
 
     def set(self, rules):
         with self._lock:
@@ -81,7 +90,8 @@ class Rules:
 
     def snapshot(self):
         with self._lock:
-            return {"rules": [dict(r) for r in self._rules], "log": list(self.log)}
+            return {"rules": [dict(r) for r in self._rules], "log": list(self.log),
+                    "answers": [list(a) for a in self.answers]}
 
     def match(self, path):
         """Records the request; returns (delay_s, status or None, release event or None)."""
@@ -106,14 +116,24 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, fmt, *args):  # quiet; the request log is in Rules
         pass
 
-    def _send(self, status, body=b"", content_type="text/plain; charset=utf-8"):
+    def _send(self, status, body=b"", content_type="text/plain; charset=utf-8", cache=None):
+        """Sends a response; `cache` (a page's Cache-Control) also gives it an ETag and answers
+        a matching If-None-Match with 304 and no body."""
+        headers = {"Content-Type": content_type, "Cache-Control": cache or "no-cache"}
+        if cache is not None and status == 200:
+            etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+            headers["ETag"] = etag
+            if etag in [t.strip() for t in self.headers.get("If-None-Match", "").split(",")]:
+                status, body = 304, b""
         self.send_response(status)
-        self.send_header("Content-Type", content_type)
+        for key, value in headers.items():
+            self.send_header(key, value)
         self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-cache")
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
+        if not urllib.parse.urlsplit(self.path).path.startswith("/_control"):
+            self.server.rules.answered(urllib.parse.urlsplit(self.path).path, status)
 
     def _json(self, value):
         self._send(200, json.dumps(value, indent=1).encode(), "application/json")
@@ -167,9 +187,11 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._redirect(path + "/")
             if self._wants_json(index_dir):
                 return self._send(200, json.dumps({"meta": {"api-version": "1.1"}, "projects": [
-                    {"name": p} for p in _dirs(index_dir)]}).encode(), JSON_TYPE)
+                    {"name": p} for p in _dirs(index_dir)]}).encode(), JSON_TYPE,
+                    _cache_control(index_dir))
             return self._page(f"Simple index {parts[0]}",
-                              [(f"{normalize(p)}/", p) for p in _dirs(index_dir)])
+                              [(f"{normalize(p)}/", p) for p in _dirs(index_dir)],
+                              _cache_control(index_dir))
         project_dir = _find_project(index_dir, parts[1])
         if project_dir is None:
             return self._send(404, b"no such project\n")
@@ -226,7 +248,7 @@ class _Handler(BaseHTTPRequestHandler):
             if reason is not None:
                 attrs += f' data-yanked="{html.escape(reason)}"'
             links.append((href, name, attrs))
-        self._page(f"Links for {project}", links)
+        self._page(f"Links for {project}", links, _cache_control(os.path.dirname(project_dir)))
 
     def _json_project_page(self, project, project_dir):
         files = []
@@ -239,9 +261,10 @@ class _Handler(BaseHTTPRequestHandler):
                 entry["yanked"] = reason or True
             files.append(entry)
         doc = {"meta": {"api-version": "1.1"}, "name": normalize(project), "files": files}
-        self._send(200, json.dumps(doc, indent=1).encode(), JSON_TYPE)
+        self._send(200, json.dumps(doc, indent=1).encode(), JSON_TYPE,
+                   _cache_control(os.path.dirname(project_dir)))
 
-    def _page(self, title, links):
+    def _page(self, title, links, cache="no-cache"):
         rows = []
         for link in links:
             href, text = link[0], link[1]
@@ -250,7 +273,7 @@ class _Handler(BaseHTTPRequestHandler):
         body = ("<!DOCTYPE html>\n<html>\n  <head><meta name=\"pypi:repository-version\" "
                 f"content=\"1.0\"><title>{html.escape(title)}</title></head>\n  <body>\n"
                 f"    <h1>{html.escape(title)}</h1>\n" + "\n".join(rows) + "\n  </body>\n</html>\n")
-        self._send(200, body.encode(), "text/html; charset=utf-8")
+        self._send(200, body.encode(), "text/html; charset=utf-8", cache)
 
 
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
@@ -263,6 +286,15 @@ def _project_files(project_dir):
         if not os.path.isfile(full) or not name.endswith((".whl", ".tar.gz", ".zip")):
             continue
         yield name, full, wheel_requires_python(full) if name.endswith(".whl") else None
+
+
+def _cache_control(index_dir):
+    """A page's Cache-Control: the index's .cache-control file, else "no-cache"."""
+    try:
+        with open(os.path.join(index_dir, ".cache-control")) as f:
+            return f.read().strip() or "no-cache"
+    except OSError:
+        return "no-cache"
 
 
 def _yanked(path):
@@ -324,6 +356,10 @@ class IndexServer:
     def requests(self, prefix=""):
         """The request paths seen so far that start with `prefix`."""
         return [p for p in self.rules.snapshot()["log"] if p.startswith(prefix)]
+
+    def answers(self, prefix=""):
+        """(path, status) of each request answered so far whose path starts with `prefix`."""
+        return [tuple(a) for a in self.rules.snapshot()["answers"] if a[0].startswith(prefix)]
 
     def __enter__(self):
         return self.start()
