@@ -35,6 +35,10 @@ struct Options {
     std::optional<plan::SavedPlan> saved_plan;
     // `apply --stage`: build and verify the next generation, stop before the switch.
     bool stage = false;
+    // Whether the step probes write bytecode into `venv`: only where it is being changed
+    // (the generation being built, or the venv of an in-place apply, which the snapshot
+    // covers); set by each mode, never by the caller.
+    venv::Bytecode bytecode;
 };
 
 // How an apply changes the venv. blue_green: every step runs in a clone beside the

@@ -79,6 +79,7 @@ private:
         base::failpoint("cloned");
         Options build = options_;
         build.venv = report_.clone;
+        build.bytecode = {true, options_.venv};  // part of building it, named for where it goes
         run_all(m_, build, observer_, journal_, facts, report_);
         laps_.lap("steps");
         if (decide(report_) != Outcome::applied) {

@@ -81,7 +81,9 @@ void apply_in_place(const manifest::Manifest& m, const Options& options, Observe
     report.snapshot_path = snap.dir;
     observer.snapshot_taken(snap.id, report.snapshot_path);
     Preparer preparer(store, snap.id);
-    run_all(m, options, observer, journal, facts, report);
+    Options changing = options;
+    changing.bytecode = {true, {}};  // the snapshot covers it, as it covers uv's writes
+    run_all(m, changing, observer, journal, facts, report);
     preparer.finish();
     if (decide(report) != Outcome::applied) {
         roll_back(store, options, observer, journal, report);

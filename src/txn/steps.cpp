@@ -44,8 +44,8 @@ public:
         return installer::run(invocation, on_line);
     }
     venv::Facts probe(const std::filesystem::path& venv, const std::vector<venv::ImportRequest>& requests,
-                      const base::Environment& env) override {
-        return venv::probe(venv, requests, env);
+                      const base::Environment& env, const venv::Bytecode& bytecode) override {
+        return venv::probe(venv, requests, env, bytecode);
     }
     CheckReport check(const manifest::Manifest& m, const std::filesystem::path& venv, const base::Environment& env,
                       const manifest::Check& check) override {
@@ -269,7 +269,7 @@ venv::Facts StepRunner::probe_after(std::size_t i, const venv::Facts& before, St
     r.carried = active.size() - ask.size();
     venv::Facts after;
     try {
-        after = tools_.probe(options_.venv, verify::import_requests(ask), env_);
+        after = tools_.probe(options_.venv, verify::import_requests(ask), env_, options_.bytecode);
     } catch (const Error& e) {
         r.mismatches.push_back({m_.steps[i].name, "", "probe", "the venv's python answers", e.what()});
         return {};

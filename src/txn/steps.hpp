@@ -32,7 +32,7 @@ public:
     virtual installer::RunResult install(const installer::Invocation& invocation, const base::LineSink& on_line) = 0;
     // Throws Error when the venv's python does not answer.
     virtual venv::Facts probe(const std::filesystem::path& venv, const std::vector<venv::ImportRequest>& requests,
-                              const base::Environment& env) = 0;
+                              const base::Environment& env, const venv::Bytecode& bytecode) = 0;
     virtual CheckReport check(const manifest::Manifest& m, const std::filesystem::path& venv,
                               const base::Environment& env, const manifest::Check& check) = 0;
 };

@@ -50,6 +50,7 @@ public:
     bool check_passes = true;
     std::vector<installer::Invocation> installs;
     std::vector<std::filesystem::path> probed;
+    std::vector<bool> bytecode_written;  // each probe's Bytecode::write
     std::vector<std::vector<std::string>> asked;  // the dists each probe was asked to import
 
     installer::RunResult install(const installer::Invocation& invocation, const base::LineSink& on_line) override {
@@ -58,8 +59,9 @@ public:
         return install_result;
     }
     venv::Facts probe(const std::filesystem::path& venv, const std::vector<venv::ImportRequest>& requests,
-                      const base::Environment&) override {
+                      const base::Environment&, const venv::Bytecode& bytecode) override {
         probed.push_back(venv);
+        bytecode_written.push_back(bytecode.write);
         asked.emplace_back();
         for (const auto& r : requests) {
             asked.back().push_back(r.dist);

@@ -88,12 +88,17 @@ const ImportResult* Facts::import_of(const std::string& dist) const {
 
 std::filesystem::path python_of(const std::filesystem::path& venv) { return venv / "bin" / "python"; }
 
-std::string probe_request_json(const std::vector<ImportRequest>& requests) {
+std::string probe_request_json(const std::vector<ImportRequest>& requests, const std::filesystem::path& venv,
+                               const Bytecode& bytecode) {
     json imports = json::array();
     for (const auto& r : requests) {
         imports.push_back({{"dist", r.dist}, {"module", r.module}, {"attrs", r.attrs}});
     }
-    return json{{"imports", imports}}.dump();
+    json request = {{"imports", imports}};
+    if (bytecode.write && !bytecode.named_as.empty() && bytecode.named_as != venv) {
+        request["bytecode_names"] = {{"from", venv.string()}, {"to", bytecode.named_as.string()}};
+    }
+    return request.dump();
 }
 
 Facts parse_probe_result(const std::string& json_text) {
@@ -113,7 +118,7 @@ Facts parse_probe_result(const std::string& json_text) {
 }
 
 Facts probe(const std::filesystem::path& venv, const std::vector<ImportRequest>& requests,
-            const base::Environment& env) {
+            const base::Environment& env, const Bytecode& bytecode) {
     auto python = python_of(venv);
     if (!std::filesystem::exists(python)) {
         throw Error(ExitCode::preflight_failed, "no python in venv " + venv.string() + " (looked for " +
@@ -126,8 +131,12 @@ Facts probe(const std::filesystem::path& venv, const std::vector<ImportRequest>&
         throw base::errno_error(errno, "cannot create the venv probe's answer file");
     }
     const std::string out = "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(answer.get());
-    base::ProcessSpec spec{{python.string(), "-I", "-B", "-c", kProbeScript, probe_request_json(requests), out},
-                           env, std::nullopt};
+    std::vector<std::string> argv = {python.string(), "-I", "-B", "-c", kProbeScript,
+                                     probe_request_json(requests, venv, bytecode), out};
+    if (bytecode.write) {
+        argv.erase(argv.begin() + 2);
+    }
+    base::ProcessSpec spec{argv, env, std::nullopt};
     auto result = base::run_process(spec);
     std::string text = base::read_file(out);  // a new open of the memfd: from its start
     if (!result.ok() || text.empty()) {

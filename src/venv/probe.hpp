@@ -75,13 +75,25 @@ struct Facts {
 
 std::filesystem::path python_of(const std::filesystem::path& venv);
 
+// Whether the probe's imports may write bytecode (.pyc) into the venv. Judging a venv the
+// user has not agreed to change never does (`python -B`); building a generation, or an
+// in-place apply the snapshot covers, does, so that each later import of a module the
+// upgrade brought reads its bytecode instead of compiling it from source again.
+struct Bytecode {
+    bool write = false;
+    // The path the .pyc files name as their source's folder instead of `venv` (a generation
+    // built at one path and switched in at another); "" names `venv` itself.
+    std::filesystem::path named_as;
+};
+
 // Runs the probe. Throws Error(preflight_failed) when the venv has no python or
 // the probe cannot run. `env` is the probe's whole environment.
 Facts probe(const std::filesystem::path& venv, const std::vector<ImportRequest>& requests,
-            const base::Environment& env);
+            const base::Environment& env, const Bytecode& bytecode = {});
 
 // Pure halves of probe(), for tests: the request document and the result's parser.
-std::string probe_request_json(const std::vector<ImportRequest>& requests);
+std::string probe_request_json(const std::vector<ImportRequest>& requests,
+                               const std::filesystem::path& venv = {}, const Bytecode& bytecode = {});
 Facts parse_probe_result(const std::string& json_text);
 
 }  // namespace stackup::venv

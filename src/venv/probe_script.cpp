@@ -1,4 +1,7 @@
-// The Python side of the venv probe, run as `python -I -B -c SCRIPT REQUEST OUT` (-B: judging a venv must not write .pyc files into it).
+// The Python side of the venv probe, run as `python -I -B -c SCRIPT REQUEST OUT` (-B: judging a
+// venv must not write .pyc files into it), or without -B where the venv is being built (probe.hpp's
+// Bytecode); then REQUEST's "bytecode_names" {from, to} makes each .pyc it writes name `to`, the
+// path the venv will have, while the code it runs names where it is.
 // It must work on any CPython >= 3.8 with the stdlib only, print nothing that
 // matters (imports may print; stdout is sent to stderr while they run) and
 // write one JSON document to OUT.
@@ -271,8 +274,30 @@ def probe_import(request):
     result["attrs"], result["attr_errors"] = attrs, errors
     return result
 
+def name_bytecode(names):
+    # A module compiled here is written to its .pyc naming the venv's coming path (the
+    # co_filename of every code object in it), then named back for this run; importlib
+    # fixes co_filename on load anyway, but no file of a switched-in venv names the build.
+    import _imp, importlib._bootstrap_external as bx
+    old, new = names["from"].rstrip("/") + "/", names["to"].rstrip("/") + "/"
+    def renaming(to_pyc):
+        def renamed(code, *args, **kwargs):
+            here = code.co_filename
+            if not here.startswith(old):
+                return to_pyc(code, *args, **kwargs)
+            _imp._fix_co_filename(code, new + here[len(old):])
+            try:
+                return to_pyc(code, *args, **kwargs)
+            finally:
+                _imp._fix_co_filename(code, here)
+        return renamed
+    bx._code_to_timestamp_pyc = renaming(bx._code_to_timestamp_pyc)
+    bx._code_to_hash_pyc = renaming(bx._code_to_hash_pyc)
+
 def main():
     request = json.loads(sys.argv[1])
+    if request.get("bytecode_names"):
+        name_bytecode(request["bytecode_names"])
     facts = {"interpreter": interpreter(), "distributions": distributions(), "markers": markers()}
     facts["imports"] = [probe_import(r) for r in request.get("imports", [])]
     with open(sys.argv[2], "w") as out:

@@ -20,6 +20,16 @@ TEST_SUITE("venv") {
                       R"({"attrs":[],"dist":"sgl-kernel","module":"sgl_kernel"}]})");
     }
 
+    TEST_CASE("the probe request names where bytecode goes only when it is written for another path") {
+        const std::string plain = R"({"imports":[]})";
+        CHECK(probe_request_json({}, "/s/clone", {}) == plain);
+        CHECK(probe_request_json({}, "/s/clone", {true, {}}) == plain);
+        CHECK(probe_request_json({}, "/s/clone", {true, "/s/clone"}) == plain);
+        CHECK(probe_request_json({}, "/s/clone", {false, "/v"}) == plain);
+        CHECK(probe_request_json({}, "/s/clone", {true, "/v"}) ==
+              R"({"bytecode_names":{"from":"/s/clone","to":"/v"},"imports":[]})");
+    }
+
     TEST_CASE("the probe's answer becomes facts") {
         auto facts = parse_probe_result(R"({
           "interpreter": {"executable": "/v/bin/python", "version": "3.12.4", "major": 3, "minor": 12,

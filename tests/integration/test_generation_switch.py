@@ -7,6 +7,8 @@ one RENAME_EXCHANGE switches in. Checks the venv's real state, not stackup's wor
   lies in the state dir with the old tree digest (nothing was copied to keep it);
 - a console script the upgrade installed runs, and no file anywhere under the venv names the
   clone's path (a grep of every byte), and its RECORD line matches the rewritten script;
+- the verification's imports left bytecode in the new generation, naming the venv's path
+  (`stackup verify` writes none: checked last);
 - `history` lists both generations, the new one live, with what changed and the exact pins
   (with their sha256) each step installed;
 - `rollback` switches back (the old digest, the old versions), `rollback --to` the newer one
@@ -119,6 +121,17 @@ def scenario(t):
     line = next(l for l in record.splitlines() if l.startswith("../../../bin/clitool,"))
     data = script.read_bytes()
     check(line == f"../../../bin/clitool,{record_hash(data)},{len(data)}", f"RECORD line is stale: {line}")
+
+    # The generation was built with bytecode: each module the verification imported has its
+    # .pyc in the live venv, naming the venv's path (the grep above: never the clone's), so
+    # the next import reads it instead of compiling torch again.
+    site = next(Path(venv).glob("lib/python3*/site-packages"))
+    pycs = sorted((site / "torch" / "__pycache__").glob("__init__.*.pyc"))
+    check(pycs and f"{site}/torch/__init__.py".encode() in pycs[0].read_bytes(),
+          f"no bytecode naming the venv's path for torch: {pycs}")
+    r = subprocess.run([f"{venv}/bin/python", "-c", "import torch; print(torch.__spec__.cached)"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and r.stdout.strip() == str(pycs[0]), f"torch's bytecode is not where it is read: {r}")
     after = t.tree(venv)
 
     # History: two generations, the new one live, with its changes.
@@ -145,6 +158,10 @@ def scenario(t):
     t.assert_tree(venv, after, "after rolling forward")
     check(not grep_tree(venv, str(clone).encode()), "a rollback brought the clone's path back")
     check_says(t.stackup("verify", manifest), "verified")
+    # `stackup verify` judges without writing: a .pyc removed stays removed.
+    pycs[0].unlink()
+    check_says(t.stackup("verify", manifest), "verified")
+    check(not pycs[0].exists(), "stackup verify wrote bytecode into the venv")
 
 
 harness.main(scenario)
