@@ -1,10 +1,12 @@
 #include "venv/relocate.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <map>
 #include <optional>
 
@@ -82,6 +84,38 @@ bool update_record(const std::filesystem::path& record, const std::map<std::file
     return changed;
 }
 
+// Whether the file holds `needle`, read 1 MiB at a time (the chunks overlap by the needle's
+// length less one): a wheel's shared libraries run to hundreds of MB, and only the few files
+// that name the build path are read whole.
+bool holds(const std::filesystem::path& path, const std::string& needle) {
+    base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) {
+        throw base::errno_error(errno, "cannot open " + path.string());
+    }
+    constexpr std::size_t kChunk = std::size_t(1) << 20;
+    const std::size_t keep = needle.empty() ? 0 : needle.size() - 1;
+    std::string window(kChunk + keep, '\0');
+    std::size_t carried = 0;  // bytes of the previous chunk's tail at the window's start
+    for (;;) {
+        const ::ssize_t n = ::read(fd.get(), window.data() + carried, kChunk);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            throw base::errno_error(errno, "cannot read " + path.string());
+        }
+        const std::size_t filled = carried + static_cast<std::size_t>(n);
+        if (std::string_view(window.data(), filled).find(needle) != std::string_view::npos) {
+            return true;
+        }
+        if (n == 0) {
+            return false;
+        }
+        carried = std::min(keep, filled);
+        std::memmove(window.data(), window.data() + filled - carried, carried);
+    }
+}
+
 }  // namespace
 
 Relocation relocate(const std::filesystem::path& tree, const std::string& from, const std::string& to,
@@ -98,10 +132,10 @@ Relocation relocate(const std::filesystem::path& tree, const std::string& from, 
         if (is_record(path)) {
             records.push_back(path);
         }
-        std::string text = base::read_file(path);
-        if (text.find(from) == std::string::npos) {
+        if (!holds(path, from)) {
             continue;
         }
+        std::string text = base::read_file(path);
         if (path.extension() == ".pyc") {
             if (::unlink(path.c_str()) != 0) {
                 throw base::errno_error(errno, "cannot remove " + path.string());

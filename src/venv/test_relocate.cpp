@@ -81,6 +81,25 @@ TEST_SUITE("venv") {
         CHECK(inode(tree / "bin/tool") == before);
     }
 
+    TEST_CASE("relocate finds the build path anywhere in a big file, across its 1 MiB reads") {
+        stackup::testing::TempDir dir;
+        const fs::path tree = dir.path() / "clone";
+        const std::string from = tree.string();
+        const std::size_t mib = std::size_t(1) << 20;
+        // A binary naming the path across the first read's end, one naming it at the very
+        // end of a 3 MiB file, one that never does.
+        std::string across(2 * mib, '\0');
+        across.replace(mib - from.size() / 2, from.size(), from);
+        write(tree / "lib/across.so", across);
+        std::string at_end(3 * mib, '\0');
+        at_end.replace(at_end.size() - from.size(), from.size(), from);
+        write(tree / "lib/at_end.so", at_end);
+        write(tree / "lib/clean.so", std::string(3 * mib, '\x7f'));
+        auto moved = relocate(tree, from, "/srv/venv", {"lib/across.so", "lib/at_end.so", "lib/clean.so"});
+        CHECK(moved.refused == std::vector<std::string>{"lib/across.so", "lib/at_end.so"});
+        CHECK(moved.rewritten.empty());
+    }
+
     TEST_CASE("sha256_record is RECORD's urlsafe base64 without padding") {
         // python3 -c "import hashlib,base64;print(base64.urlsafe_b64encode(hashlib.sha256(b'hello').digest()).rstrip(b'='))"
         CHECK(sha256_record("hello") == "LPJNul-wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ");
