@@ -79,15 +79,6 @@ bool global_init() {
     return result == CURLE_OK;
 }
 
-std::size_t append_body(char* data, std::size_t size, std::size_t count, void* user) {
-    try {
-        static_cast<std::string*>(user)->append(data, size * count);
-    } catch (...) {
-        return 0;  // an exception must not cross libcurl; 0 aborts the transfer
-    }
-    return size * count;
-}
-
 // Declaration order is teardown order: the easy handle goes before the
 // header list and buffers it points into.
 struct Transfer {
@@ -115,6 +106,27 @@ std::string header_of(CURL* easy, const char* name) {
     return h->value != nullptr ? h->value : "";
 }
 
+// The body's room is taken once, from Content-Length when the index sends one (a real page
+// runs to 5 MB): grown by doubling, each page would cost its copies and leave the heap as
+// big as twice the largest page.
+std::size_t append_body(char* data, std::size_t size, std::size_t count, void* user) {
+    auto& t = *static_cast<Transfer*>(user);
+    try {
+        if (t.body.empty()) {
+            curl_off_t length = -1;
+            constexpr curl_off_t kMost = curl_off_t(1) << 30;
+            if (curl_easy_getinfo(t.easy.get(), CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK &&
+                length > 0 && length < kMost) {
+                t.body.reserve(static_cast<std::size_t>(length));
+            }
+        }
+        t.body.append(data, size * count);
+    } catch (...) {
+        return 0;  // an exception must not cross libcurl; 0 aborts the transfer
+    }
+    return size * count;
+}
+
 std::string transport_reason(CURLcode code, const Transfer& t) {
     std::string reason = curl_easy_strerror(code);
     if (t.error_buffer[0] != '\0') {
@@ -139,7 +151,7 @@ std::string configure(Transfer& t, const HttpOptions& options) {
         curl_easy_setopt(h, CURLOPT_URL, t.request->url.c_str()),
         curl_easy_setopt(h, CURLOPT_PRIVATE, static_cast<void*>(&t)),
         curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, append_body),
-        curl_easy_setopt(h, CURLOPT_WRITEDATA, static_cast<void*>(&t.body)),
+        curl_easy_setopt(h, CURLOPT_WRITEDATA, static_cast<void*>(&t)),
         curl_easy_setopt(h, CURLOPT_ERRORBUFFER, t.error_buffer.data()),
         curl_easy_setopt(h, CURLOPT_HTTPHEADER, t.headers.get()),
         curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https"),

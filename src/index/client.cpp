@@ -40,7 +40,12 @@ std::string project_url(const std::string& root, const std::string& project) {
 }
 
 std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, const base::HttpOptions& options,
-                                     const PageCache& cache) {
+                                     const PageCache& cache, const PageDone& on_page) {
+    auto done = [&](ProjectPage& page) {
+        if (on_page && page.outcome == base::HttpOutcome::ok) {
+            on_page(page);
+        }
+    };
     std::vector<ProjectPage> pages;
     std::vector<std::optional<StoredPage>> stored;
     std::vector<base::HttpRequest> http;
@@ -57,6 +62,7 @@ std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, c
                 pages[i].status = 200;
                 pages[i].from_cache = read_into(pages[i], *text, stored[i]->content_type, base_of(*stored[i], url));
                 if (pages[i].from_cache) {
+                    done(pages[i]);
                     continue;
                 }
             }
@@ -86,6 +92,7 @@ std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, c
             auto text = stored[i] ? cache.body(*stored[i]) : std::nullopt;
             if (text && (page.from_cache = read_into(page, *text, stored[i]->content_type, base_of(*stored[i], url)))) {
                 cache.revalidated(url, *stored[i], *text, response, std::time(nullptr));
+                done(page);
             } else {
                 if (stored[i]) {
                     cache.forget(*stored[i]);
@@ -96,6 +103,7 @@ std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, c
             std::string base_url = response.final_url.empty() ? url : response.final_url;
             if (read_into(page, response.body, response.content_type, base_url)) {
                 cache.store(url, response, std::time(nullptr));
+                done(page);
             }
         }
         response.body = std::string();  // read: the text goes now, not when every page has come

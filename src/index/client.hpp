@@ -1,6 +1,7 @@
 #pragma once
 // Fetches simple-API project pages, all at once, and parses them.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,14 @@ struct ProjectPage {
     std::vector<IndexFile> files;
     std::string error;     // credentials masked; "" when the page was read
     bool from_cache = false;  // read from the page cache (fresh, or revalidated by a 304)
+    std::size_t file_count = 0;  // files the page listed, when `files` was let go after reading it
+
+    bool lists_files() const { return !files.empty() || file_count > 0; }
 };
+
+// Called with each page as soon as it is read, before the next one is: it may keep what it
+// needs of `files` and let them go (setting file_count).
+using PageDone = std::function<void(ProjectPage&)>;
 
 // <root>/<project>/, with a trailing slash added to the root where missing.
 std::string project_url(const std::string& root, const std::string& project);
@@ -33,6 +41,6 @@ std::string project_url(const std::string& root, const std::string& project);
 // fresh are not asked for, stale ones are asked for conditionally. The answer keeps the
 // request order.
 std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, const base::HttpOptions& options,
-                                     const PageCache& cache = PageCache({}));
+                                     const PageCache& cache = PageCache({}), const PageDone& on_page = {});
 
 }  // namespace stackup::index

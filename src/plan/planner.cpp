@@ -52,7 +52,7 @@ std::string found_elsewhere(const manifest::Manifest& m, const std::vector<index
     std::vector<std::string> on;
     for (const auto& [name, _] : m.indexes) {
         const auto* p = page_of(pages, name, project);
-        if (p != nullptr && p->outcome == base::HttpOutcome::ok && !p->files.empty()) {
+        if (p != nullptr && p->outcome == base::HttpOutcome::ok && p->lists_files()) {
             on.push_back("'" + name + "'");
         }
     }
@@ -66,29 +66,50 @@ std::string found_elsewhere(const manifest::Manifest& m, const std::vector<index
     return out;
 }
 
+pep::TagRanking tags_of(const venv::Facts& facts) {
+    return pep::TagRanking(pep::supported_tags(venv::tag_interpreter(facts.interpreter)));
+}
+
+// What select_wheel is asked for package `req` of `step`, on whichever index has it.
+index::SelectRequest request_of(const manifest::Step& step, const pep::Requirement& req, const venv::Facts& facts) {
+    const auto* e = expectation_of(step, req.normalized_name());
+    return {narrowed(req, e),
+            step.prerelease,
+            e ? e->local : std::nullopt,
+            pep::Version::parse(facts.interpreter.version).value_or(*pep::Version::parse("0")),
+            venv::tag_interpreter(facts.interpreter).abi,
+            facts.interpreter.machine,
+            facts.interpreter.libc};
+}
+
+// The indexes uv looks at for a step's packages, in its order.
+std::vector<std::string> order_of(const manifest::Manifest& m, const manifest::Step& step) {
+    std::vector<std::string> order{step.index};
+    if (m.default_index && *m.default_index != step.index) {
+        order.push_back(*m.default_index);
+    }
+    return order;
+}
+
 struct Context {
     const manifest::Manifest& m;
     const venv::Facts& facts;
     const std::vector<index::ProjectPage>& pages;
+    const Picker* picker;
     pep::TagRanking tags;
-    pep::Version python;
-    std::string python_tag;
 };
 
-PlannedPackage plan_package(const Context& c, const manifest::Step& step, const pep::Requirement& req) {
+PlannedPackage plan_package(const Context& c, std::size_t s, std::size_t j) {
+    const manifest::Step& step = c.m.steps[s];
+    const pep::Requirement& req = step.packages[j];
     PlannedPackage out;
     out.name = req.normalized_name();
     out.requirement = req.str();
     if (const auto* d = c.facts.find(out.name)) {
         out.installed = d->version;
     }
-    const auto* e = expectation_of(step, out.name);
-    index::SelectRequest request{narrowed(req, e), step.prerelease, e ? e->local : std::nullopt, c.python,
-                                 c.python_tag, c.facts.interpreter.machine, c.facts.interpreter.libc};
-    std::vector<std::string> order{step.index};
-    if (c.m.default_index && *c.m.default_index != step.index) {
-        order.push_back(*c.m.default_index);
-    }
+    const auto request = request_of(step, req, c.facts);
+    const auto order = order_of(c.m, step);
     std::vector<std::string> misses;
     for (const auto& index_name : order) {
         const auto* page = page_of(c.pages, index_name, out.name);
@@ -106,7 +127,8 @@ PlannedPackage plan_package(const Context& c, const manifest::Step& step, const 
             continue;
         }
         // uv's first-index strategy: the first index that has the project decides.
-        auto selection = index::select_wheel(page->files, request, c.tags);
+        const auto* picked = c.picker ? c.picker->picked(s, j, index_name) : nullptr;
+        auto selection = picked ? *picked : index::select_wheel(page->files, request, c.tags);
         if (selection.chosen) {
             out.index = index_name;
             out.choice = std::move(selection.chosen);
@@ -205,21 +227,47 @@ std::vector<index::PageRequest> pages_elsewhere(const manifest::Manifest& m,
     return out;
 }
 
-Plan make_plan(const manifest::Manifest& m, const venv::Facts& facts, const std::vector<index::ProjectPage>& pages) {
-    const auto tagged = venv::tag_interpreter(facts.interpreter);
-    Context c{m, facts, pages, pep::TagRanking(pep::supported_tags(tagged)),
-              pep::Version::parse(facts.interpreter.version).value_or(*pep::Version::parse("0")), tagged.abi};
+Picker::Picker(const manifest::Manifest& m, const venv::Facts& facts) : m_(m), facts_(facts), tags_(tags_of(facts)) {}
+
+void Picker::operator()(index::ProjectPage& page) {
+    for (std::size_t s = 0; s < m_.steps.size(); ++s) {
+        const auto& step = m_.steps[s];
+        const auto order = order_of(m_, step);
+        if (std::find(order.begin(), order.end(), page.request.index) == order.end()) {
+            continue;
+        }
+        for (std::size_t j = 0; j < step.packages.size(); ++j) {
+            if (step.packages[j].normalized_name() == page.request.project) {
+                picked_[{s, j, page.request.index}] =
+                    index::select_wheel(page.files, request_of(step, step.packages[j], facts_), tags_);
+            }
+        }
+    }
+    page.file_count = page.files.size();
+    page.files = {};
+}
+
+const index::Selection* Picker::picked(std::size_t step, std::size_t package, const std::string& index) const {
+    auto it = picked_.find({step, package, index});
+    return it == picked_.end() ? nullptr : &it->second;
+}
+
+Plan make_plan(const manifest::Manifest& m, const venv::Facts& facts, const std::vector<index::ProjectPage>& pages,
+               const Picker* picker) {
+    Context c{m, facts, pages, picker, tags_of(facts)};
     Plan plan;
-    for (const auto& step : m.steps) {
+    for (std::size_t s = 0; s < m.steps.size(); ++s) {
+        const auto& step = m.steps[s];
         PlannedStep planned{step.name, step.index, resolve_removals(step, facts.distributions), {}};
         for (const auto& r : planned.removals) {
             if (r.name.empty()) {
                 plan.notes.push_back("step '" + step.name + "': remove: " + r.pattern + " matches nothing installed");
             }
         }
-        for (const auto& req : step.packages) {
+        for (std::size_t j = 0; j < step.packages.size(); ++j) {
+            const auto& req = step.packages[j];
             auto skip = marker_skip(req, facts);
-            auto p = skip ? std::move(*skip) : plan_package(c, step, req);
+            auto p = skip ? std::move(*skip) : plan_package(c, s, j);
             if (!p.skipped.empty() && expectation_of(step, p.name) != nullptr) {
                 plan.warnings.push_back("step '" + step.name + "': " + p.name + " is skipped (" + p.skipped +
                                         ") although the step expects it");

@@ -88,6 +88,48 @@ TEST_SUITE("plan") {
         CHECK(torch.pin(marked) == "torch==2.11.0.dev20251230+cu130; python_version < '3'");
     }
 
+    TEST_CASE("a Picker makes the same plan as the pages' files, holding none of them") {
+        auto m = two_indexes();
+        m.steps.push_back(m.steps[0]);  // the same packages again, a step that asks for another label
+        m.steps[1].name = "again";
+        m.steps[1].expect[0].local = "cu129";
+        std::vector<index::ProjectPage> pages{
+            page("pytorch", "torch", {"torch-2.11.0.dev20251230+cu130-py3-none-any.whl",
+                                      "torch-2.11.0.dev20251230+cu129-py3-none-any.whl",
+                                      "torch-2.12.0.dev20260101+cu130-py3-none-any.whl"}),
+            page("pypi", "torch", {"torch-2.13.0-py3-none-any.whl"}),
+            page("pytorch", "filelock", {}, base::HttpOutcome::not_found),
+            page("pypi", "filelock", {"filelock-3.20.0-py3-none-any.whl"})};
+        const auto facts = cp311();
+        const auto direct = plan::make_plan(m, facts, pages);
+        plan::Picker picker(m, facts);
+        for (auto& p : pages) {
+            if (p.outcome == base::HttpOutcome::ok) {
+                picker(p);
+            }
+        }
+        CHECK(pages[0].files.empty());
+        CHECK(pages[0].file_count == 3);
+        CHECK(pages[0].lists_files());
+        REQUIRE(picker.picked(1, 0, "pytorch") != nullptr);
+        CHECK(picker.picked(0, 1, "pytorch") == nullptr);  // filelock: a 404 there, never picked
+        const auto picked = plan::make_plan(m, facts, pages, &picker);
+        REQUIRE(direct.ok());
+        REQUIRE(picked.ok());
+        for (std::size_t s = 0; s < 2; ++s) {
+            for (std::size_t j = 0; j < 2; ++j) {
+                CAPTURE(s);
+                CAPTURE(j);
+                const auto& a = direct.steps[s].packages[j];
+                const auto& b = picked.steps[s].packages[j];
+                CHECK(a.index == b.index);
+                REQUIRE(b.choice);
+                CHECK(a.choice->file == b.choice->file);
+            }
+        }
+        CHECK(picked.steps[1].packages[0].choice->wheel.version.str() == "2.11.0.dev20251230+cu129");
+    }
+
     TEST_CASE("missing everywhere, and found elsewhere, are told apart") {
         auto m = two_indexes();
         m.default_index.reset();

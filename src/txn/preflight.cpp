@@ -71,19 +71,21 @@ Host inspect_host(const manifest::Manifest& m, const std::filesystem::path& venv
 plan::Plan plan_against_indexes(const manifest::Manifest& m, const venv::Facts& facts, const base::HttpOptions& http,
                                 const index::CacheOptions& cache_options) {
     const index::PageCache cache(cache_options);
-    auto pages = index::fetch_pages(plan::pages_needed(m), http, cache);
+    plan::Picker picker(m, facts);
+    const index::PageDone pick = [&](index::ProjectPage& page) { picker(page); };
+    auto pages = index::fetch_pages(plan::pages_needed(m), http, cache, pick);
     // Only for what was found nowhere: a second round, to say where it is.
     auto elsewhere = plan::pages_elsewhere(m, pages);
     if (!elsewhere.empty()) {
-        auto more = index::fetch_pages(elsewhere, http, cache);
+        auto more = index::fetch_pages(elsewhere, http, cache, pick);
         pages.insert(pages.end(), more.begin(), more.end());
     }
     for (const auto& p : pages) {
         base::log::debug("index '" + p.request.index + "' " + p.request.project + ": " +
-                         std::string(base::to_string(p.outcome)) + ", " + std::to_string(p.files.size()) + " files" +
+                         std::string(base::to_string(p.outcome)) + ", " + std::to_string(p.file_count) + " files" +
                          (p.from_cache ? " (from the page cache)" : ""));
     }
-    return plan::make_plan(m, facts, pages);
+    return plan::make_plan(m, facts, pages, &picker);
 }
 
 std::vector<std::string> requirement_lines(const plan::PlannedStep& planned, const manifest::Step& step) {
