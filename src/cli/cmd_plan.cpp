@@ -37,8 +37,8 @@ std::function<int()> setup_plan(CLI::App& sub, const CommonOptions& common) {
         auto m = load_manifest(*manifest_path, common);
         auto options = txn_options(common, &m);
         auto env = manifest::child_environment(m, options.venv, options.caller_env);
-        auto [facts, seen] = txn::inspect_host(m, options.venv, env);
-        auto plan = txn::plan_against_indexes(m, facts, options.http, options.page_cache);
+        auto [host, plan] = txn::inspect_and_plan(m, options.venv, env, options.http, options.page_cache);
+        const auto& [facts, seen] = host;
         add_plan(*common.doc, plan);
         Json& body = common.doc->body();
         body["manifest"] = m.source.string();

@@ -34,14 +34,18 @@ using detail::Laps;
 venv::Facts preflight(const manifest::Manifest& m, const Options& options, const base::Environment& env,
                       Observer& observer, ApplyReport& report) {
     report.uv_version = installer::uv_version(options.uv, env);
-    venv::Facts facts = inspect_host(m, options.venv, env).facts;
-    observer.preflight(facts, report.uv_version);
+    venv::Facts facts;
     if (options.saved_plan) {
+        facts = inspect_host(m, options.venv, env).facts;
+        observer.preflight(facts, report.uv_version);
         // `apply PLAN`: no re-resolving, and nothing of a venv that moved on since.
         check_saved_plan(*options.saved_plan, m, facts);
         report.plan = plan::plan_of(*options.saved_plan);
     } else {
-        report.plan = plan_against_indexes(m, facts, options.http, options.page_cache);
+        auto preflight = inspect_and_plan(m, options.venv, env, options.http, options.page_cache);
+        facts = std::move(preflight.host.facts);
+        observer.preflight(facts, report.uv_version);
+        report.plan = std::move(preflight.plan);
     }
     observer.planned(report.plan);
     require_plan_ok(report.plan);

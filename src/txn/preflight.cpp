@@ -1,5 +1,8 @@
 #include "txn/preflight.hpp"
 
+#include <future>
+#include <optional>
+
 #include "base/error.hpp"
 #include "base/log.hpp"
 #include "installer/command.hpp"
@@ -68,16 +71,33 @@ Host inspect_host(const manifest::Manifest& m, const std::filesystem::path& venv
     return host;
 }
 
-plan::Plan plan_against_indexes(const manifest::Manifest& m, const venv::Facts& facts, const base::HttpOptions& http,
-                                const index::CacheOptions& cache_options) {
+Preflight inspect_and_plan(const manifest::Manifest& m, const std::filesystem::path& venv, const base::Environment& env,
+                           const base::HttpOptions& http, const index::CacheOptions& cache_options) {
+    std::shared_future<Host> host = std::async(std::launch::async, [&] { return inspect_host(m, venv, env); }).share();
     const index::PageCache cache(cache_options);
-    plan::Picker picker(m, facts);
-    const index::PageDone pick = [&](index::ProjectPage& page) { picker(page); };
+    std::optional<plan::Picker> picker;
+    bool host_failed = false;  // then pages keep their files: the host's failure is thrown below
+    const index::PageDone pick = [&](index::ProjectPage& page) {
+        if (!picker && !host_failed) {
+            try {
+                picker.emplace(m, host.get().facts);
+            } catch (...) {
+                host_failed = true;
+            }
+        }
+        if (picker) {
+            (*picker)(page);
+        }
+    };
     auto pages = index::fetch_pages(plan::pages_needed(m), http, cache, pick);
+    const Host& seen = host.get();  // the probe's, the toolkit's or the driver's failure, as when they ran first
+    if (!picker) {
+        picker.emplace(m, seen.facts);
+    }
     // Only for what was found nowhere: a second round, to say where it is.
     auto elsewhere = plan::pages_elsewhere(m, pages);
     if (!elsewhere.empty()) {
-        auto more = index::fetch_pages(elsewhere, http, cache, pick);
+        auto more = index::fetch_pages(elsewhere, http, cache, pick);  // `pick` only counts their files
         pages.insert(pages.end(), more.begin(), more.end());
     }
     for (const auto& p : pages) {
@@ -85,7 +105,7 @@ plan::Plan plan_against_indexes(const manifest::Manifest& m, const venv::Facts& 
                          std::string(base::to_string(p.outcome)) + ", " + std::to_string(p.file_count) + " files" +
                          (p.from_cache ? " (from the page cache)" : ""));
     }
-    return plan::make_plan(m, facts, pages, &picker);
+    return {seen, plan::make_plan(m, seen.facts, pages, &*picker)};
 }
 
 std::vector<std::string> requirement_lines(const plan::PlannedStep& planned, const manifest::Step& step) {

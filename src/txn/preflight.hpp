@@ -1,6 +1,6 @@
 #pragma once
-// Preflight against the indexes: fetch every page a plan needs (all at once),
-// then plan. Touches nothing.
+// Preflight against the indexes: fetch every page a plan needs (all at once, while the
+// venv is probed), then plan. Touches nothing.
 
 #include <filesystem>
 #include <string>
@@ -39,8 +39,17 @@ std::string check_toolkit(const manifest::Manifest& m, const base::Environment& 
 // with require_driver: true. Returns the version seen ("" when none, or none asked).
 std::string check_driver(const manifest::Manifest& m, const base::Environment& env);
 
-plan::Plan plan_against_indexes(const manifest::Manifest& m, const venv::Facts& facts, const base::HttpOptions& http,
-                                const index::CacheOptions& cache);
+struct Preflight {
+    Host host;
+    plan::Plan plan;
+};
+
+// inspect_host and the plan against the indexes, at once: the probe, nvcc and the driver run
+// on a second thread while the pages come (a page waits for the venv's facts only to be
+// picked), so preflight costs the longer of the two, not their sum. When the host fails, that
+// failure is thrown, as when it ran first. Touches nothing.
+Preflight inspect_and_plan(const manifest::Manifest& m, const std::filesystem::path& venv, const base::Environment& env,
+                           const base::HttpOptions& http, const index::CacheOptions& cache);
 
 // The plan's exact pins for one step, in the step's order, each with its sha256
 // when the index gave one: the lines of the step's requirements file.
