@@ -111,6 +111,40 @@ TEST_SUITE("venv") {
         CHECK(missing->error->find("ModuleNotFoundError") != std::string::npos);
     }
 
+    TEST_CASE("core metadata as real dists write it: meson's License, CRLF, an egg's requires.txt") {
+        stackup::testing::TempDir dir;
+        auto env = stackup::base::current_environment();
+        auto made = stackup::base::run_process(
+            {{"python3", "-m", "venv", "--without-pip", (dir / "v").string()}, env, std::nullopt});
+        REQUIRE_MESSAGE(made.ok(), made.output);
+        std::filesystem::path site;
+        for (const auto& e : std::filesystem::directory_iterator(dir / "v" / "lib")) {
+            site = e.path() / "site-packages";
+        }
+        // meson-python (pandas, scipy) puts the license text in License, its blank lines as
+        // lines of spaces: continuation lines, not the end of the headers.
+        dir.write((site / "pandas-2.2.2.dist-info/METADATA").lexically_relative(dir.path()).string(),
+                  "Metadata-Version: 2.1\nName: pandas\nVersion: 2.2.2\nLicense: BSD 3-Clause\n"
+                  "         \n         Copyright (c) 2008\nRequires-Dist: numpy>=1.23.2; python_version == \"3.11\"\n"
+                  "Requires-Dist: pytz>=2020.1\n\nThe description.\nRequires-Dist: not-a-header\n");
+        dir.write((site / "Bar-2.0.dist-info/METADATA").lexically_relative(dir.path()).string(),
+                  "Metadata-Version: 2.1\r\nName: Bar\r\nVersion: 2.0\r\nRequires-Dist: baz ; extra == \"x\"\r\n\r\n");
+        dir.write((site / "foo-1.0-py3.11.egg-info/PKG-INFO").lexically_relative(dir.path()).string(),
+                  "Metadata-Version: 1.1\nName: foo\nVersion: 1.0\n");
+        dir.write((site / "foo-1.0-py3.11.egg-info/requires.txt").lexically_relative(dir.path()).string(),
+                  "requests>=2\n\n[extra]\npytest\n");
+        auto facts = probe(dir / "v", {}, env);
+        REQUIRE(facts.find("pandas") != nullptr);
+        CHECK(facts.find("pandas")->version == "2.2.2");
+        CHECK(facts.find("pandas")->requires_dist ==
+              std::vector<std::string>{"numpy>=1.23.2; python_version == \"3.11\"", "pytz>=2020.1"});
+        REQUIRE(facts.find("bar") != nullptr);
+        CHECK(facts.find("bar")->name == "Bar");
+        CHECK(facts.find("bar")->requires_dist == std::vector<std::string>{"baz ; extra == \"x\""});
+        REQUIRE(facts.find("foo") != nullptr);
+        CHECK(facts.find("foo")->requires_dist == std::vector<std::string>{"requests>=2", "pytest; extra == \"extra\""});
+    }
+
     TEST_CASE("a directory without python is a preflight failure") {
         stackup::testing::TempDir dir;
         try {
