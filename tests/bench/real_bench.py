@@ -18,7 +18,10 @@ made outside the timing, followed by a `sync`:
   its requirements files copied; the environment stackup gives uv) run bare (target <= 1.15).
   Both sides share one warm uv cache and stackup one warm page cache: an untimed first apply
   fills them. The medians of the apply JSON's `phases` (seconds per phase) say where stackup's
-  own time goes;
+  own time goes. A second baseline adds to the bare uv commands what a careful hand would run
+  after each: `python -I -c 'import ...'` of the step's own modules (all of them after the last),
+  which writes bytecode as stackup's probes do: the verification's floor in a venv uv installed
+  without bytecode, so that "apply / uv + imports" shows stackup's own cost;
 - verify: `stackup verify MANIFEST` on the upgraded copy against one bare
   `python -c 'import m1, m2, ...'` of the expectations' modules, bytecode already written by an
   untimed bare import (target <= 1.1);
@@ -218,6 +221,7 @@ def main():
     env.pop("STACKUP_STATE_DIR", None)
     su = [stackup, "--uv", uv]
     modules = [m or d.replace("-", "_") for _, _, exp in steps for d, m in exp.items()]
+    step_modules = [[m or d.replace("-", "_") for d, m in exp.items()] for _, _, exp in steps]
     all_reqs = [r for _, reqs, _ in steps for r in reqs]
 
     try:
@@ -257,7 +261,7 @@ def main():
             print("  " + " ".join(argv))
         print(flush=True)
 
-        fig = {k: [] for k in ("apply", "bare_uv", "verify", "bare_import", "plan_cold", "uv_cold", "plan_warm",
+        fig = {k: [] for k in ("apply", "bare_uv", "bare_checked", "verify", "bare_import", "plan_cold", "uv_cold", "plan_warm",
                                "uv_warm", "rollback", "rss_plan_cold", "rss_plan_warm", "rss_apply",
                                "rss_rollback")}
         phases = {}
@@ -283,13 +287,21 @@ def main():
                         phases.setdefault(k, []).append(v)
 
             def side_bare_uv():
+                # The same uv commands, each followed (outside the uv figure, inside the
+                # "checked" one) by what a careful hand does: import the step's own modules
+                # (writing bytecode, as stackup's probes now do); after the last, all of them.
                 benv = hermetic_env({"UV_CACHE_DIR": str(uv_cache), "VIRTUAL_ENV": str(b)})
                 cmds = [[str(b / "bin" / "python") if x == "{PY}" else x for x in argv] for argv in bare_steps]
                 run(["sync"])
-                start = time.monotonic()
-                for argv in cmds:
-                    run(argv, benv)
-                fig["bare_uv"].append(time.monotonic() - start)
+                uv_s = checked_s = 0.0
+                for i, argv in enumerate(cmds):
+                    s, _ = timed(argv, benv)
+                    uv_s += s
+                    mods = modules if i + 1 == len(cmds) else step_modules[i]
+                    c, _ = timed([b / "bin" / "python", "-I", "-c", "import " + ", ".join(mods)])
+                    checked_s += s + c
+                fig["bare_uv"].append(uv_s)
+                fig["bare_checked"].append(checked_s)
 
             for f in ((side_bare_uv, side_apply) if flip else (side_apply, side_bare_uv)):
                 f()
@@ -348,6 +360,7 @@ def main():
               f"{args.runs} runs, medians; plan baseline: uv --dry-run of all {len(all_reqs)} steps' requirements")
         rows = [
             ("apply, 3 steps (s)", "apply", "bare_uv", "<= 1.15"),
+            ("apply / uv + imports (s)", "apply", "bare_checked", ""),
             ("verify (s)", "verify", "bare_import", "<= 1.1"),
             ("plan cold (s)", "plan_cold", "uv_cold", "<= 1.0"),
             ("plan warm (s)", "plan_warm", "uv_warm", "<= 1.0"),
@@ -378,7 +391,8 @@ def main():
                   " warm plan fetches every page again)")
         if phases:
             print("  apply phases (median s): " + ", ".join(f"{k} {med(v):.3f}" for k, v in phases.items()))
-            print(f"  apply overhead (median apply - median bare uv): {med(fig['apply']) - med(fig['bare_uv']):.2f} s")
+            print(f"  apply overhead (median apply - median bare uv): {med(fig['apply']) - med(fig['bare_uv']):.2f} s;"
+                  f" less the imports a hand would run: {med(fig['apply']) - med(fig['bare_checked']):.2f} s")
     finally:
         shutil.rmtree(runs_dir, ignore_errors=True)
 
