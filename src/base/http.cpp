@@ -106,6 +106,10 @@ std::string header_of(CURL* easy, const char* name) {
     return h->value != nullptr ? h->value : "";
 }
 
+// Room beyond a body's end, for a parser that reads past it in wide loads: simdjson then
+// parses the body in place (index/page_json.cpp) instead of a padded copy of it.
+constexpr std::size_t kBodyPadding = 64;
+
 // The body's room is taken once, from Content-Length when the index sends one (a real page
 // runs to 5 MB): grown by doubling, each page would cost its copies and leave the heap as
 // big as twice the largest page.
@@ -117,7 +121,7 @@ std::size_t append_body(char* data, std::size_t size, std::size_t count, void* u
             constexpr curl_off_t kMost = curl_off_t(1) << 30;
             if (curl_easy_getinfo(t.easy.get(), CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK &&
                 length > 0 && length < kMost) {
-                t.body.reserve(static_cast<std::size_t>(length));
+                t.body.reserve(static_cast<std::size_t>(length) + kBodyPadding);
             }
         }
         t.body.append(data, size * count);

@@ -12,8 +12,8 @@ namespace {
 constexpr const char* kAccept = "Accept: application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1";
 
 // Fills `page` from a page's text; false when the text is not a page.
-bool read_into(ProjectPage& page, std::string_view text, std::string_view content_type, const std::string& base_url) {
-    auto parsed = parse_page(text, content_type, base_url);
+bool read_into(ProjectPage& page, const std::string& text, std::string_view content_type, const std::string& base_url) {
+    auto parsed = parse_page(text, content_type, base_url, text.capacity());
     page.files = std::move(parsed.files);
     if (parsed.error) {
         page.outcome = base::HttpOutcome::fatal;
@@ -106,7 +106,9 @@ std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, c
                 done(page);
             }
         }
-        response.body = std::string();  // read: the text goes now, not when every page has come
+        // Read: the text goes now, not when every page has come. (Not `body = std::string()`:
+        // libstdc++ moves an empty string in by copying its nothing into the buffer it keeps.)
+        std::string().swap(response.body);
         stored[i].reset();
     };
     base::fetch_all(http, options, [&](std::size_t k, base::HttpResponse& r) { take(asked[k], http[k].url, r); });

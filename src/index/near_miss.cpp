@@ -62,7 +62,7 @@ std::vector<Wheel> newest_release(const std::vector<Wheel>& wheels) {
     }
     std::string newest = versions.rbegin()->public_str();
     std::copy_if(wheels.begin(), wheels.end(), std::back_inserter(out),
-                 [&](const Wheel& w) { return w.name.version.public_str() == newest; });
+                 [&](const Wheel& w) { return w.name->version.public_str() == newest; });
     return out;
 }
 
@@ -93,7 +93,7 @@ std::string yank_reason(const std::vector<Wheel>& files) {
 std::vector<Sdist> source_only(const Page& page, const SelectRequest& req) {
     std::set<std::string> with_wheels;
     for (const auto& w : page.wheels) {
-        with_wheels.insert(w.name.version.public_str());
+        with_wheels.insert(w.name->version.public_str());
     }
     std::vector<Sdist> out;
     for (const auto& s : page.sdists) {
@@ -116,8 +116,8 @@ std::string yank_note(const std::string& name, const std::vector<Wheel>& yanked)
     std::string out = name + " " + release_label(newest) + " was yanked: " + yank_reason(newest);
     std::set<pep::Version> older;
     for (const auto& w : yanked) {
-        if (w.name.version.public_str() != newest.front().name.version.public_str()) {
-            older.insert(w.name.version.without_local());
+        if (w.name->version.public_str() != newest.front().name->version.public_str()) {
+            older.insert(w.name->version.without_local());
         }
     }
     return older.empty() ? out : out + "; so " + (older.size() == 1 ? "was " : "were ") + enumerate_versions(older);
@@ -205,7 +205,7 @@ std::vector<std::string> newest_interpreter_first(std::vector<pep::Tag> tags) {
 std::set<std::string> platforms_of(const std::vector<Wheel>& wheels) {
     std::set<std::string> out;
     for (const auto& w : wheels) {
-        for (const auto& t : w.name.tags) {
+        for (const auto& t : w.name->tags) {
             out.insert(t.platform);
         }
     }
@@ -217,7 +217,7 @@ std::set<std::string> platforms_of(const std::vector<Wheel>& wheels) {
 std::string interpreters_of(const std::vector<Wheel>& wheels, const SelectRequest& req) {
     std::set<pep::Tag> tags;
     for (const auto& w : wheels) {
-        std::copy_if(w.name.tags.begin(), w.name.tags.end(), std::inserter(tags, tags.end()),
+        std::copy_if(w.name->tags.begin(), w.name->tags.end(), std::inserter(tags, tags.end()),
                      [&](const pep::Tag& t) { return fits_host(t.platform, req.machine); });
     }
     if (tags.empty()) {
@@ -235,10 +235,11 @@ std::vector<Wheel> for_interpreter(const std::vector<Wheel>& wheels, const pep::
         loads.emplace(t.interpreter, t.abi);
     }
     std::vector<Wheel> out;
-    for (auto w : wheels) {
-        std::erase_if(w.name.tags, [&](const pep::Tag& t) { return !loads.contains({t.interpreter, t.abi}); });
-        if (!w.name.tags.empty()) {
-            out.push_back(std::move(w));
+    for (const auto& w : wheels) {
+        auto name = *w.name;  // only these tags kept: a copy of its own
+        std::erase_if(name.tags, [&](const pep::Tag& t) { return !loads.contains({t.interpreter, t.abi}); });
+        if (!name.tags.empty()) {
+            out.push_back({w.file, std::make_shared<const pep::WheelFilename>(std::move(name))});
         }
     }
     return out;
@@ -285,14 +286,14 @@ std::optional<std::string> yank_warning(const std::string& name, const Wheel& ch
     if (!chosen.file->yanked) {
         return std::nullopt;
     }
-    return name + " " + chosen.name.version.str() + " was yanked: " + yank_reason({chosen}) +
+    return name + " " + chosen.name->version.str() + " was yanked: " + yank_reason({chosen}) +
            "; chosen anyway because the requirement pins " + req.requirement.specifier.str();
 }
 
 // When the newest release that satisfies the request has no wheels and is newer than the choice.
 std::optional<std::string> source_only_warning(const Page& page, const SelectRequest& req, const Wheel& chosen,
                                                const std::vector<Wheel>& matching) {
-    const auto& picked = chosen.name.version;
+    const auto& picked = chosen.name->version;
     const bool pre = explicit_prerelease(req) || picked.is_prerelease();
     std::set<pep::Version> newer;
     for (const auto& s : source_only(page, req)) {
@@ -341,7 +342,7 @@ std::string unmatched_why(const Page& page, const SelectRequest& req, const std:
 std::string label_why(const std::string& name, const SelectRequest& req, const std::vector<Wheel>& dropped) {
     std::set<std::string> labels;
     for (const auto& w : dropped) {
-        labels.insert(w.name.version.local().empty() ? "none" : w.name.version.local());
+        labels.insert(w.name->version.local().empty() ? "none" : w.name->version.local());
     }
     return "no " + name + " with local label " + *req.local + " satisfies " + wanted_of(req) + " (labels here: " +
            join(labels) + ")";

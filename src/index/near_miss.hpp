@@ -2,6 +2,7 @@
 // Internal to select_wheel: the files of one project as its filters see them, and the texts
 // that say why no file fits (the near miss) or what to know about the one chosen (warnings).
 
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,7 +13,9 @@ namespace stackup::index::detail {
 
 struct Wheel {
     const IndexFile* file;
-    pep::WheelFilename name;
+    // Shared: each filter step copies the wheels it keeps, and a page lists 15,000 of them
+    // (its parsed name, with its tag set, copied five times was most of a plan's memory).
+    std::shared_ptr<const pep::WheelFilename> name;
 };
 
 struct Sdist {
@@ -20,7 +23,7 @@ struct Sdist {
     pep::Version version;
 };
 
-inline const pep::Version& version_of(const Wheel& w) { return w.name.version; }
+inline const pep::Version& version_of(const Wheel& w) { return w.name->version; }
 inline const pep::Version& version_of(const Sdist& s) { return s.version; }
 
 // The files of one project on the page, split by kind.

@@ -138,10 +138,11 @@ std::string unsupported(std::string_view content_type) {
 
 }  // namespace
 
-ParseResult parse_page(std::string_view text, std::string_view content_type, std::string_view page_url) {
+ParseResult parse_page(std::string_view text, std::string_view content_type, std::string_view page_url,
+                       std::size_t allocated) {
     switch (page_format(content_type, text)) {
         case PageFormat::Json:
-            return parse_json_page(text, page_url);
+            return parse_json_page(text, page_url, allocated);
         case PageFormat::Html:
             return parse_html_page(text, page_url);
         case PageFormat::Unsupported:

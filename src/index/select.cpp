@@ -51,7 +51,7 @@ Page collect(const std::vector<IndexFile>& files, const std::string& name) {
     Page page{name, {}, {}};
     for (const auto& f : files) {
         if (auto w = pep::parse_wheel_filename(f.filename); w && w->name == name) {
-            page.wheels.push_back({&f, *w});
+            page.wheels.push_back({&f, std::make_shared<const pep::WheelFilename>(std::move(*w))});
         } else if (auto s = pep::parse_sdist_filename(f.filename); s && s->name == name) {
             page.sdists.push_back({&f, s->version});
         }
@@ -88,7 +88,7 @@ Filtered by_specifier(const std::vector<Wheel>& wheels, const SelectRequest& req
 Filtered by_label(const std::vector<Wheel>& wheels, const SelectRequest& req, const std::string& name) {
     Filtered out;
     for (const auto& w : wheels) {
-        (!req.local || w.name.version.local() == *req.local ? out.kept : out.dropped).push_back(w);
+        (!req.local || w.name->version.local() == *req.local ? out.kept : out.dropped).push_back(w);
     }
     if (out.kept.empty()) {
         out.why_none = detail::label_why(name, req, out.dropped);
@@ -114,21 +114,21 @@ struct Best {
 
 // Newer version first; then the better tag; then the higher build tag.
 bool beats(const Wheel& w, std::size_t rank, const Choice& best) {
-    if (w.name.version != best.wheel.version) {
-        return w.name.version > best.wheel.version;
+    if (w.name->version != best.wheel.version) {
+        return w.name->version > best.wheel.version;
     }
-    return rank != best.rank ? rank < best.rank : w.name.build > best.wheel.build;
+    return rank != best.rank ? rank < best.rank : w.name->build > best.wheel.build;
 }
 
 std::optional<Best> best_by_tag(const std::vector<Wheel>& wheels, const pep::TagRanking& tags) {
     std::optional<Best> best;
     for (const auto& w : wheels) {
-        auto rank = tags.rank(w.name.tags);
+        auto rank = tags.rank(w.name->tags);
         if (!rank) {
             continue;
         }
         if (!best || beats(w, *rank, best->choice)) {
-            best = Best{Choice{*w.file, w.name, *rank, {}}, &w};
+            best = Best{Choice{*w.file, *w.name, *rank, {}}, &w};
         }
     }
     return best;

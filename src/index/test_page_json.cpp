@@ -65,6 +65,40 @@ TEST_SUITE("index") {
         CHECK_FALSE(r.files[6].yanked);
     }
 
+    TEST_CASE("escaped strings read as their text; a page with room to spare is read in place") {
+        // Every string field escaped, spaces around the tokens: the same file as plain text.
+        const std::string escaped = R"({"meta": {"api-version": "1.1"}, "name": "p", "files": [ {
+            "filename" : "p-1.0-py3-none-any.wh\u006c" ,
+            "url" : "https:\/\/cdn.example\/p-1.0-py3-none-any.whl" ,
+            "hashes" : {"sha256" : "\u0061b"} ,
+            "requires-python" : "\u003e=3.9" ,
+            "yanked" : "bad \"build\""
+        } ]})";
+        const std::string plain = R"({"meta": {"api-version": "1.1"}, "name": "p", "files": [{
+            "filename": "p-1.0-py3-none-any.whl", "url": "https://cdn.example/p-1.0-py3-none-any.whl",
+            "hashes": {"sha256": "ab"}, "requires-python": ">=3.9", "yanked": "bad \"build\""}]})";
+        auto a = parse_json_page(escaped, "https://idx.example/simple/p/");
+        auto b = parse_json_page(plain, "https://idx.example/simple/p/");
+        REQUIRE_FALSE(a.error);
+        REQUIRE(a.files.size() == 1);
+        CHECK(a.files == b.files);
+        CHECK(a.files[0].filename == "p-1.0-py3-none-any.whl");
+        CHECK(a.files[0].url == "https://cdn.example/p-1.0-py3-none-any.whl");
+        CHECK(a.files[0].sha256() == "ab");
+        CHECK(a.files[0].requires_python == std::optional<std::string>(">=3.9"));
+        CHECK(a.files[0].yanked_reason == "bad \"build\"");
+
+        // In place: the text in a buffer with 64 bytes to spare, as an HTTP body has.
+        std::string body = plain;
+        body.reserve(body.size() + 64);
+        auto c = parse_json_page(body, "https://idx.example/simple/p/", body.capacity());
+        REQUIRE_FALSE(c.error);
+        CHECK(c.files == b.files);
+        // Too little room: a copy is parsed, with the same answer.
+        auto d = parse_json_page(body, "https://idx.example/simple/p/", body.size() + 10);
+        CHECK(d.files == b.files);
+    }
+
     TEST_CASE("malformed JSON gives an error, never an exception") {
         const std::string url = "https://idx.example/simple/p/";
         const std::vector<std::string> pages = {

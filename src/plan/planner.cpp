@@ -244,7 +244,7 @@ void Picker::operator()(index::ProjectPage& page) {
         }
     }
     page.file_count = page.files.size();
-    page.files = {};
+    std::vector<index::IndexFile>().swap(page.files);  // `files = {}` would keep the buffer
 }
 
 const index::Selection* Picker::picked(std::size_t step, std::size_t package, const std::string& index) const {
