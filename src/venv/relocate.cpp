@@ -87,14 +87,19 @@ bool update_record(const std::filesystem::path& record, const std::map<std::file
 // Whether the file holds `needle`, read 1 MiB at a time (the chunks overlap by the needle's
 // length less one): a wheel's shared libraries run to hundreds of MB, and only the few files
 // that name the build path are read whole.
-bool holds(const std::filesystem::path& path, const std::string& needle) {
+// `window`: the read buffer, made once for every file (an apply writes 10,000 of them; a
+// fresh 1 MiB buffer each is a map, a zeroing and an unmap per file: 2 s).
+constexpr std::size_t kChunk = std::size_t(1) << 20;
+
+bool holds(const std::filesystem::path& path, const std::string& needle, std::string& window) {
     base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd) {
         throw base::errno_error(errno, "cannot open " + path.string());
     }
-    constexpr std::size_t kChunk = std::size_t(1) << 20;
     const std::size_t keep = needle.empty() ? 0 : needle.size() - 1;
-    std::string window(kChunk + keep, '\0');
+    if (window.size() < kChunk + keep) {
+        window.resize(kChunk + keep);
+    }
     std::size_t carried = 0;  // bytes of the previous chunk's tail at the window's start
     for (;;) {
         const ::ssize_t n = ::read(fd.get(), window.data() + carried, kChunk);
@@ -121,6 +126,7 @@ bool holds(const std::filesystem::path& path, const std::string& needle) {
 Relocation relocate(const std::filesystem::path& tree, const std::string& from, const std::string& to,
                     const std::vector<std::string>& candidates) {
     Relocation result;
+    std::string window;  // holds()'s read buffer, for every file
     std::map<std::filesystem::path, std::string> rewritten;  // absolute path -> new contents
     std::vector<std::filesystem::path> records;
     for (const auto& rel : candidates) {
@@ -132,7 +138,7 @@ Relocation relocate(const std::filesystem::path& tree, const std::string& from, 
         if (is_record(path)) {
             records.push_back(path);
         }
-        if (!holds(path, from)) {
+        if (!holds(path, from, window)) {
             continue;
         }
         std::string text = base::read_file(path);
