@@ -8,7 +8,7 @@
 namespace stackup::venv {
 
 extern const char* const kProbeScript = R"PY(
-import base64, contextlib, hashlib, importlib, importlib.metadata as md, json, os, platform, posixpath, re, sys, sysconfig
+import base64, contextlib, csv, hashlib, importlib, importlib.metadata as md, json, os, platform, posixpath, re, sys, sysconfig
 
 def normalize(name):
     return re.sub(r"[-_.]+", "-", name).lower()
@@ -112,11 +112,25 @@ def installed(dist_name):
     entry = first_dists().get(normalize(dist_name))
     return entry[0] if entry else None
 
-def record_layout(files):
+def path_parts(path):
+    """A RECORD path's parts, as pathlib's PurePosixPath(path).parts has them."""
+    parts = tuple(p for p in path.split("/") if p not in ("", "."))
+    return ("/",) + parts if path.startswith("/") else parts
+
+def record_paths(dist):
+    """The parts of each path the dist's RECORD lists, read with csv by hand (dist.files makes a
+    pathlib object of each of a big dist's thousands of lines); without a RECORD, what dist.files
+    finds instead (an egg's installed-files.txt); None when neither is there."""
+    text = dist.read_text("RECORD")
+    if text is None:
+        files = dist.files
+        return None if files is None else [tuple(f.parts) for f in files]
+    return [path_parts(row[0]) for row in csv.reader(text.splitlines()) if row and row[0]]
+
+def record_layout(paths):
     """({dir: set of file names}, {dir: set of subdir names}) of RECORD below site-packages (dirs as tuples)."""
     names, subdirs = {}, {}
-    for f in files:
-        parts = tuple(f.parts)
+    for parts in paths:
         if not parts or parts[0] in ("..", "/") or parts[0].endswith((".dist-info", ".data", ".egg-info")):
             continue
         for i in range(len(parts) - 1):
@@ -124,14 +138,15 @@ def record_layout(files):
         names.setdefault(parts[:-1], set()).add(parts[-1])
     return names, subdirs
 
-def pth_roots(dist, files):
+def pth_roots(dist, paths):
     """The dirs inside site-packages that the dist's .pth files put on sys.path, as tuples."""
     site, roots = os.path.realpath(str(dist.locate_file(""))), []
-    for f in files:
-        if len(f.parts) != 1 or not f.name.endswith(".pth"):
+    for parts in paths:
+        if len(parts) != 1 or not parts[0].endswith(".pth"):
             continue
         try:
-            lines = f.read_text().splitlines()
+            with open(os.path.join(str(dist.locate_file("")), parts[0]), encoding="utf-8") as f:
+                lines = f.read().splitlines()
         except (OSError, UnicodeDecodeError):
             continue
         for line in (l.strip() for l in lines):
@@ -141,10 +156,10 @@ def pth_roots(dist, files):
                     roots.append(tuple(rel.split(os.sep)))
     return roots
 
-def module_candidates(files, roots):
+def module_candidates(paths, roots):
     """Dotted names of the packages and modules RECORD installs at the top of site-packages and of
     each .pth root; namespace dirs (no __init__) are followed down to the real packages in them."""
-    names, subdirs = record_layout(files)
+    names, subdirs = record_layout(paths)
     def module(file_name):
         m = MODULE_FILE.match(file_name)
         return m.group(1) if m else None
@@ -205,13 +220,13 @@ def top_level_module(dist_name):
         return fallback, None
     hint = top_level_hint(dist)
     listed = [n for n in hint if not n.startswith("_") and n.lower() not in STRAY]
-    files = dist.files
-    if files is None:  # no RECORD (an egg-info install): top_level.txt, else the dist's name
+    paths = record_paths(dist)
+    if paths is None:  # no RECORD (an egg-info install): top_level.txt, else the dist's name
         return (listed[0] if listed else fallback), None
-    module = best_candidate(module_candidates(files, pth_roots(dist, files)), dist_name, hint)
+    module = best_candidate(module_candidates(paths, pth_roots(dist, paths)), dist_name, hint)
     if module:
         return module, None
-    if any(str(f).endswith(".pth") for f in files):  # an editable or path install: its code lives elsewhere
+    if any(p and p[-1].endswith(".pth") for p in paths):  # an editable or path install: its code lives elsewhere
         return (listed[0] if listed else fallback), None
     return None, NO_MODULE
 
