@@ -190,12 +190,12 @@ public:
         : options_(options),
           on_done_(on_done),
           max_tries_(std::max(options.max_tries, 1)),
-          max_in_flight_(std::max(options.max_in_flight, 1)) {
+          max_in_flight_(std::max(options.max_in_flight, 1)),
+          first_response_(responses.data()) {
         for (std::size_t i = 0; i < requests.size(); ++i) {
             auto t = std::make_unique<Transfer>();
             t->request = &requests[i];
             t->response = &responses[i];
-            first_response_ = responses.data();
             waiting_.push_back(t.get());
             transfers_.push_back(std::move(t));
         }
@@ -371,10 +371,10 @@ private:
     const HttpDone& on_done_;
     const int max_tries_;
     const int max_in_flight_;
+    HttpResponse* const first_response_;  // responses[i] is first_response_ + i
     MultiHandle multi_;  // before the transfers: easy handles go first
     std::vector<std::unique_ptr<Transfer>> transfers_;
     std::vector<Transfer*> waiting_;  // not yet started, or waiting out a backoff
-    HttpResponse* first_response_ = nullptr;  // responses[i] is first_response_ + i
     int running_ = 0;
     std::size_t finished_ = 0;
 };

@@ -1,6 +1,7 @@
 #include "index/client.hpp"
 
 #include <ctime>
+#include <utility>
 
 #include "base/log.hpp"
 #include "base/url.hpp"
@@ -11,10 +12,18 @@ namespace {
 // PEP 691: JSON preferred, HTML accepted.
 constexpr const char* kAccept = "Accept: application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.1";
 
+// A page not yet asked for.
+ProjectPage unread(const PageRequest& request) {
+    ProjectPage page;
+    page.request = request;
+    return page;
+}
+
 // Fills `page` from a page's text; false when the text is not a page.
 bool read_into(ProjectPage& page, const std::string& text, std::string_view content_type, const std::string& base_url) {
     auto parsed = parse_page(text, content_type, base_url, text.capacity());
     page.files = std::move(parsed.files);
+    page.file_count = page.files.size();
     if (parsed.error) {
         page.outcome = base::HttpOutcome::fatal;
         page.error = base::redact(base_url) + ": " + *parsed.error;
@@ -24,9 +33,9 @@ bool read_into(ProjectPage& page, const std::string& text, std::string_view cont
     return true;
 }
 
-// The URL a stored page's hrefs resolve against.
-std::string base_of(const StoredPage& stored, const std::string& url) {
-    return stored.final_url.empty() ? url : stored.final_url;
+// The URL a page's hrefs resolve against: where it came from after redirects, else the URL asked.
+const std::string& base_of(const std::string& final_url, const std::string& url) {
+    return final_url.empty() ? url : final_url;
 }
 
 }  // namespace
@@ -47,20 +56,20 @@ std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, c
         }
     };
     std::vector<ProjectPage> pages;
+    std::vector<std::string> urls;
     std::vector<std::optional<StoredPage>> stored;
     std::vector<base::HttpRequest> http;
     std::vector<std::size_t> asked;  // http[k] is for pages[asked[k]]
     const std::time_t now = std::time(nullptr);
     for (std::size_t i = 0; i < requests.size(); ++i) {
-        const std::string url = project_url(requests[i].root, requests[i].project);
-        ProjectPage page;
-        page.request = requests[i];
-        pages.push_back(std::move(page));
+        const std::string& url = urls.emplace_back(project_url(requests[i].root, requests[i].project));
+        pages.push_back(unread(requests[i]));
         stored.push_back(cache.find(url));
         if (stored[i] && cache.fresh(*stored[i], now)) {
             if (auto text = cache.body(*stored[i])) {
                 pages[i].status = 200;
-                pages[i].from_cache = read_into(pages[i], *text, stored[i]->content_type, base_of(*stored[i], url));
+                pages[i].from_cache =
+                    read_into(pages[i], *text, stored[i]->content_type, base_of(stored[i]->final_url, url));
                 if (pages[i].from_cache) {
                     done(pages[i]);
                     continue;
@@ -68,8 +77,7 @@ std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, c
             }
             // A stored page that no longer reads: dropped, and asked for afresh (a 304 would
             // only hand the same bytes back).
-            pages[i] = ProjectPage();
-            pages[i].request = requests[i];
+            pages[i] = unread(requests[i]);
             cache.forget(*stored[i]);
             stored[i].reset();
         }
@@ -83,14 +91,16 @@ std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, c
         asked.push_back(i);
     }
     std::vector<std::size_t> again;  // a 304 for a stored copy that no longer reads
-    auto take = [&](std::size_t i, const std::string& url, base::HttpResponse& response) {
+    auto take = [&](std::size_t i, base::HttpResponse& response) {
+        const std::string& url = urls[i];
         ProjectPage& page = pages[i];
         page.outcome = response.outcome;
         page.status = response.status;
         page.error = response.error;
         if (response.ok() && response.status == 304) {
             auto text = stored[i] ? cache.body(*stored[i]) : std::nullopt;
-            if (text && (page.from_cache = read_into(page, *text, stored[i]->content_type, base_of(*stored[i], url)))) {
+            if (text && (page.from_cache =
+                             read_into(page, *text, stored[i]->content_type, base_of(stored[i]->final_url, url)))) {
                 cache.revalidated(url, *stored[i], *text, response, std::time(nullptr));
                 done(page);
             } else {
@@ -100,8 +110,7 @@ std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, c
                 again.push_back(i);
             }
         } else if (response.ok()) {
-            std::string base_url = response.final_url.empty() ? url : response.final_url;
-            if (read_into(page, response.body, response.content_type, base_url)) {
+            if (read_into(page, response.body, response.content_type, base_of(response.final_url, url))) {
                 cache.store(url, response, std::time(nullptr));
                 done(page);
             }
@@ -111,23 +120,19 @@ std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, c
         std::string().swap(response.body);
         stored[i].reset();
     };
-    base::fetch_all(http, options, [&](std::size_t k, base::HttpResponse& r) { take(asked[k], http[k].url, r); });
+    base::fetch_all(http, options, [&](std::size_t k, base::HttpResponse& r) { take(asked[k], r); });
     if (!again.empty()) {
         std::vector<base::HttpRequest> whole;
         for (std::size_t i : again) {
-            std::string url = project_url(requests[i].root, requests[i].project);
-            base::log::debug("page cache: the copy of " + base::redact(url) + " no longer reads; asking for all of it");
-            pages[i] = ProjectPage();
-            pages[i].request = requests[i];
-            whole.push_back({std::move(url), {kAccept}});
+            base::log::debug("page cache: the copy of " + base::redact(urls[i]) + " no longer reads; asking for all of it");
+            pages[i] = unread(requests[i]);
+            whole.push_back({urls[i], {kAccept}});
         }
-        const auto retry = again;
-        again.clear();
-        base::fetch_all(whole, options, [&](std::size_t k, base::HttpResponse& r) { take(retry[k], whole[k].url, r); });
+        const auto retry = std::exchange(again, {});
+        base::fetch_all(whole, options, [&](std::size_t k, base::HttpResponse& r) { take(retry[k], r); });
         for (std::size_t i : again) {  // a 304 to an unconditional request: the index is wrong
             pages[i].outcome = base::HttpOutcome::fatal;
-            pages[i].error = base::redact(project_url(requests[i].root, requests[i].project)) +
-                             ": HTTP 304 to a request that had no validators";
+            pages[i].error = base::redact(urls[i]) + ": HTTP 304 to a request that had no validators";
         }
     }
     return pages;

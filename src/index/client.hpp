@@ -24,13 +24,11 @@ struct ProjectPage {
     std::vector<IndexFile> files;
     std::string error;     // credentials masked; "" when the page was read
     bool from_cache = false;  // read from the page cache (fresh, or revalidated by a 304)
-    std::size_t file_count = 0;  // files the page listed, when `files` was let go after reading it
-
-    bool lists_files() const { return !files.empty() || file_count > 0; }
+    std::size_t file_count = 0;  // files the page listed: `files` may be let go once picked
 };
 
 // Called with each page as soon as it is read, before the next one is: it may keep what it
-// needs of `files` and let them go (setting file_count).
+// needs of `files` and let them go.
 using PageDone = std::function<void(ProjectPage&)>;
 
 // <root>/<project>/, with a trailing slash added to the root where missing.

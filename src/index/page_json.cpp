@@ -135,8 +135,6 @@ struct Entry {
     bool wrong_type = false;
 };
 
-std::optional<std::string> string_field(od::value& value) { return text_of(value); }
-
 Entry read_entry(od::value value) {
     if (!is(value, od::json_type::object)) {
         throw Malformed{"a \"files\" entry is not an object"};
@@ -147,9 +145,9 @@ Entry read_entry(od::value value) {
         od::value v = field.value();
         bool fine = true;
         if (key == "filename") {
-            e.filename = string_field(v);
+            e.filename = text_of(v);
         } else if (key == "url") {
-            e.url = string_field(v);
+            e.url = text_of(v);
         } else if (key == "hashes") {
             fine = read_hashes(v, e.details.hashes);
         } else if (key == "requires-python") {
@@ -222,57 +220,61 @@ std::optional<std::string> read_object(std::string_view text, std::size_t alloca
     return bad_meta;
 }
 
-RootListing read_json_root(std::string_view text) {
-    RootListing listing;
-    bool has_projects = false;
-    auto bad = read_object(text, 0, [&](std::string_view key, od::value value) {
-        if (key != "projects") {
+// Each item of the top-level array `name` ("files", "projects") to `on_item`; the error when
+// the page has no such array or a bad api-version, nullopt when it was read.
+template <typename OnItem>
+std::optional<std::string> read_list(std::string_view text, std::size_t allocated, std::string_view name,
+                                     OnItem on_item) {
+    const std::string missing = "no \"" + std::string(name) + "\" array";
+    bool found = false;
+    auto bad = read_object(text, allocated, [&](std::string_view key, od::value value) {
+        if (key != name) {
             return;
         }
         if (!is(value, od::json_type::array)) {
-            throw Malformed{"no \"projects\" array"};
+            throw Malformed{missing};
         }
-        has_projects = true;
-        for (od::value project : value.get_array()) {
-            std::optional<std::string> name;
-            if (is(project, od::json_type::object)) {
-                for (auto field : project.get_object()) {
-                    std::string_view key = field.unescaped_key();
-                    od::value v = field.value();
-                    if (key == "name") {
-                        name = string_field(v);
-                    }
-                }
-            }
-            if (!name) {
-                throw Malformed{"a \"projects\" entry lacks a string \"name\""};
-            }
-            add_project(*name, "", listing.projects);
+        found = true;
+        for (od::value item : value.get_array()) {
+            on_item(item);
         }
     });
-    if (bad || !has_projects) {
-        return {{}, bad ? *bad : "no \"projects\" array"};
+    if (bad) {
+        return bad;
+    }
+    return found ? std::nullopt : std::optional<std::string>(missing);
+}
+
+RootListing read_json_root(std::string_view text) {
+    RootListing listing;
+    auto bad = read_list(text, 0, "projects", [&](od::value project) {
+        std::optional<std::string> name;
+        if (is(project, od::json_type::object)) {
+            for (auto field : project.get_object()) {
+                std::string_view key = field.unescaped_key();
+                od::value v = field.value();
+                if (key == "name") {
+                    name = text_of(v);
+                }
+            }
+        }
+        if (!name) {
+            throw Malformed{"a \"projects\" entry lacks a string \"name\""};
+        }
+        add_project(*name, "", listing.projects);
+    });
+    if (bad) {
+        return {{}, *bad};
     }
     return listing;
 }
 
 ParseResult read_json_page(std::string_view text, std::size_t allocated, std::string_view page_url) {
     ParseResult result;
-    bool has_files = false;
-    auto bad = read_object(text, allocated, [&](std::string_view key, od::value value) {
-        if (key != "files") {
-            return;
-        }
-        if (!is(value, od::json_type::array)) {
-            throw Malformed{"no \"files\" array"};
-        }
-        has_files = true;
-        for (od::value entry : value.get_array()) {
-            add_file(read_entry(entry), page_url, result.files);
-        }
-    });
-    if (bad || !has_files) {
-        return failure(bad ? *bad : "no \"files\" array");
+    auto bad = read_list(text, allocated, "files",
+                         [&](od::value entry) { add_file(read_entry(entry), page_url, result.files); });
+    if (bad) {
+        return failure(*bad);
     }
     return result;
 }

@@ -52,7 +52,7 @@ std::string found_elsewhere(const manifest::Manifest& m, const std::vector<index
     std::vector<std::string> on;
     for (const auto& [name, _] : m.indexes) {
         const auto* p = page_of(pages, name, project);
-        if (p != nullptr && p->outcome == base::HttpOutcome::ok && p->lists_files()) {
+        if (p != nullptr && p->outcome == base::HttpOutcome::ok && p->file_count > 0) {
             on.push_back("'" + name + "'");
         }
     }
@@ -66,20 +66,12 @@ std::string found_elsewhere(const manifest::Manifest& m, const std::vector<index
     return out;
 }
 
-pep::TagRanking tags_of(const venv::Facts& facts) {
-    return pep::TagRanking(pep::supported_tags(venv::tag_interpreter(facts.interpreter)));
-}
-
 // What select_wheel is asked for package `req` of `step`, on whichever index has it.
-index::SelectRequest request_of(const manifest::Step& step, const pep::Requirement& req, const venv::Facts& facts) {
+index::SelectRequest request_of(const manifest::Step& step, const pep::Requirement& req, const venv::Facts& facts,
+                                const SelectionTarget& target) {
     const auto* e = expectation_of(step, req.normalized_name());
-    return {narrowed(req, e),
-            step.prerelease,
-            e ? e->local : std::nullopt,
-            pep::Version::parse(facts.interpreter.version).value_or(*pep::Version::parse("0")),
-            venv::tag_interpreter(facts.interpreter).abi,
-            facts.interpreter.machine,
-            facts.interpreter.libc};
+    return {narrowed(req, e), step.prerelease, e ? e->local : std::nullopt, target.python, target.python_tag,
+            facts.interpreter.machine, facts.interpreter.libc};
 }
 
 // The indexes uv looks at for a step's packages, in its order.
@@ -96,7 +88,7 @@ struct Context {
     const venv::Facts& facts;
     const std::vector<index::ProjectPage>& pages;
     const Picker* picker;
-    pep::TagRanking tags;
+    SelectionTarget target;
 };
 
 PlannedPackage plan_package(const Context& c, std::size_t s, std::size_t j) {
@@ -108,7 +100,7 @@ PlannedPackage plan_package(const Context& c, std::size_t s, std::size_t j) {
     if (const auto* d = c.facts.find(out.name)) {
         out.installed = d->version;
     }
-    const auto request = request_of(step, req, c.facts);
+    const auto request = request_of(step, req, c.facts, c.target);
     const auto order = order_of(c.m, step);
     std::vector<std::string> misses;
     for (const auto& index_name : order) {
@@ -128,7 +120,7 @@ PlannedPackage plan_package(const Context& c, std::size_t s, std::size_t j) {
         }
         // uv's first-index strategy: the first index that has the project decides.
         const auto* picked = c.picker ? c.picker->picked(s, j, index_name) : nullptr;
-        auto selection = picked ? *picked : index::select_wheel(page->files, request, c.tags);
+        auto selection = picked ? *picked : index::select_wheel(page->files, request, c.target.tags);
         if (selection.chosen) {
             out.index = index_name;
             out.choice = std::move(selection.chosen);
@@ -227,7 +219,12 @@ std::vector<index::PageRequest> pages_elsewhere(const manifest::Manifest& m,
     return out;
 }
 
-Picker::Picker(const manifest::Manifest& m, const venv::Facts& facts) : m_(m), facts_(facts), tags_(tags_of(facts)) {}
+SelectionTarget::SelectionTarget(const venv::Facts& facts)
+    : tags(pep::supported_tags(venv::tag_interpreter(facts.interpreter))),
+      python(pep::Version::parse(facts.interpreter.version).value_or(*pep::Version::parse("0"))),
+      python_tag(venv::tag_interpreter(facts.interpreter).abi) {}
+
+Picker::Picker(const manifest::Manifest& m, const venv::Facts& facts) : m_(m), facts_(facts), target_(facts) {}
 
 void Picker::operator()(index::ProjectPage& page) {
     for (std::size_t s = 0; s < m_.steps.size(); ++s) {
@@ -239,11 +236,10 @@ void Picker::operator()(index::ProjectPage& page) {
         for (std::size_t j = 0; j < step.packages.size(); ++j) {
             if (step.packages[j].normalized_name() == page.request.project) {
                 picked_[{s, j, page.request.index}] =
-                    index::select_wheel(page.files, request_of(step, step.packages[j], facts_), tags_);
+                    index::select_wheel(page.files, request_of(step, step.packages[j], facts_, target_), target_.tags);
             }
         }
     }
-    page.file_count = page.files.size();
     std::vector<index::IndexFile>().swap(page.files);  // `files = {}` would keep the buffer
 }
 
@@ -254,7 +250,7 @@ const index::Selection* Picker::picked(std::size_t step, std::size_t package, co
 
 Plan make_plan(const manifest::Manifest& m, const venv::Facts& facts, const std::vector<index::ProjectPage>& pages,
                const Picker* picker) {
-    Context c{m, facts, pages, picker, tags_of(facts)};
+    Context c{m, facts, pages, picker, SelectionTarget(facts)};
     Plan plan;
     for (std::size_t s = 0; s < m.steps.size(); ++s) {
         const auto& step = m.steps[s];

@@ -64,6 +64,14 @@ std::vector<index::PageRequest> pages_needed(const manifest::Manifest& m);
 std::vector<index::PageRequest> pages_elsewhere(const manifest::Manifest& m,
                                                 const std::vector<index::ProjectPage>& pages);
 
+// The venv's interpreter as every selection sees it, worked out once from the probe's facts.
+struct SelectionTarget {
+    explicit SelectionTarget(const venv::Facts& facts);
+    pep::TagRanking tags;    // its supported tags, best first
+    pep::Version python;     // "3.11.7"
+    std::string python_tag;  // "cp311"
+};
+
 // Makes, as each page arrives, every selection make_plan would make on it (each package of
 // each step whose index, or default_index, the page is from), then lets the page's files go:
 // a plan then holds one page's files at a time, not every page's (60,000 files for 20 real
@@ -78,7 +86,7 @@ public:
 private:
     const manifest::Manifest& m_;
     const venv::Facts& facts_;
-    pep::TagRanking tags_;
+    SelectionTarget target_;
     std::map<std::tuple<std::size_t, std::size_t, std::string>, index::Selection> picked_;
 };
 

@@ -44,6 +44,7 @@ std::vector<index::ProjectPage> cu130_pages() {
         f.filename = file;
         f.url = "http://127.0.0.1:9/cu130/" + project + "/" + file;
         p.files.push_back(f);
+        p.file_count = 1;
         return p;
     };
     return {page("torch", "torch-2.11.0+cu130-cp311-cp311-manylinux_2_28_x86_64.whl"),

@@ -50,7 +50,7 @@ public:
     bool check_passes = true;
     std::vector<installer::Invocation> installs;
     std::vector<std::filesystem::path> probed;
-    std::vector<bool> bytecode_written;  // each probe's Bytecode::write
+    std::vector<venv::Bytecode> bytecodes;  // what each probe was told of bytecode
     std::vector<std::vector<std::string>> asked;  // the dists each probe was asked to import
 
     installer::RunResult install(const installer::Invocation& invocation, const base::LineSink& on_line) override {
@@ -61,7 +61,7 @@ public:
     venv::Facts probe(const std::filesystem::path& venv, const std::vector<venv::ImportRequest>& requests,
                       const base::Environment&, const venv::Bytecode& bytecode) override {
         probed.push_back(venv);
-        bytecode_written.push_back(bytecode.write);
+        bytecodes.push_back(bytecode);
         asked.emplace_back();
         for (const auto& r : requests) {
             asked.back().push_back(r.dist);
@@ -121,6 +121,7 @@ struct Run {
 TEST_SUITE("txn") {
     TEST_CASE("a step installs into the tree it is given and passes on what the probe of that tree says") {
         Run r;
+        r.options.bytecode = {true, "/srv/venv"};  // a generation being built at /srv/clone
         r.tools.install_result.summary.changes.push_back({installer::PackageChange::Kind::added, "torch", "2.11.0+cu130"});
         r.tools.probes.push_back(facts_with("2.11.0+cu130"));
         CHECK(r.step());
@@ -129,6 +130,9 @@ TEST_SUITE("txn") {
         const auto& argv = r.tools.installs[0].argv;
         CHECK(std::find(argv.begin(), argv.end(), "/srv/clone/bin/python") != argv.end());
         CHECK(r.tools.probed == std::vector<std::filesystem::path>{"/srv/clone"});
+        REQUIRE(r.tools.bytecodes.size() == 1);  // the step's probe writes bytecode named for the venv
+        CHECK(r.tools.bytecodes[0].write);
+        CHECK(r.tools.bytecodes[0].named_as == "/srv/venv");
         CHECK(r.facts.find("torch")->version == "2.11.0+cu130");  // the next step starts from here
         CHECK(outcome_of(r.report.steps) == Outcome::applied);
         r.checks();

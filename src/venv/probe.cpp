@@ -131,11 +131,11 @@ Facts probe(const std::filesystem::path& venv, const std::vector<ImportRequest>&
         throw base::errno_error(errno, "cannot create the venv probe's answer file");
     }
     const std::string out = "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(answer.get());
-    std::vector<std::string> argv = {python.string(), "-I", "-B", "-c", kProbeScript,
-                                     probe_request_json(requests, venv, bytecode), out};
-    if (bytecode.write) {
-        argv.erase(argv.begin() + 2);
+    std::vector<std::string> argv = {python.string(), "-I"};
+    if (!bytecode.write) {
+        argv.push_back("-B");
     }
+    argv.insert(argv.end(), {"-c", kProbeScript, probe_request_json(requests, venv, bytecode), out});
     base::ProcessSpec spec{argv, env, std::nullopt};
     auto result = base::run_process(spec);
     std::string text = base::read_file(out);  // a new open of the memfd: from its start

@@ -31,19 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "support"))
 import index_server  # noqa: E402
 import wheels  # noqa: E402
-
-
-def run(argv, env=None, ok=True, stderr=subprocess.STDOUT):
-    proc = subprocess.run([str(a) for a in argv], env=env, stdout=subprocess.PIPE, stderr=stderr, text=True)
-    if ok and proc.returncode != 0:
-        sys.exit(f"{argv[0]} {argv[1] if len(argv) > 1 else ''} failed ({proc.returncode}):\n{proc.stdout[-4000:]}")
-    return proc.stdout
-
-
-def timed(argv, env=None):
-    start = time.monotonic()
-    out = run(argv, env)
-    return time.monotonic() - start, out
+from benchlib import run, timed  # noqa: E402
 
 
 def grow(venv, files, total_mb):

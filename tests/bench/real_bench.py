@@ -47,13 +47,14 @@ import argparse
 import json
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+
+from benchlib import failed, run, timed
 
 REPO = Path(__file__).resolve().parents[2]
 ENV_INDEX = "STACKUP_REAL_INDEX"
@@ -81,25 +82,6 @@ SMALL_STEPS = [
     ("packaging-six", ["packaging==24.1", "six==1.16.0"], {"packaging": None, "six": None}),
     ("typing-extensions", ["typing-extensions==4.12.2"], {"typing-extensions": "typing_extensions"}),
 ]
-
-
-def failed(argv, rc, output):
-    how = f"killed by {signal.Signals(-rc).name}" if rc < 0 else f"exit {rc}"
-    sys.exit(f"failed ({how}): {' '.join(str(a) for a in argv)}\n{output[-4000:]}")
-
-
-def run(argv, env=None, ok=True):
-    proc = subprocess.run([str(a) for a in argv], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True)
-    if ok and proc.returncode != 0:
-        failed(argv, proc.returncode, proc.stdout)
-    return proc.stdout
-
-
-def timed(argv, env=None):
-    start = time.monotonic()
-    out = run(argv, env)
-    return time.monotonic() - start, out
 
 
 def _poll_hwm(pid, box, done):

@@ -4,7 +4,7 @@ falls back to the in-place mode: a snapshot (a copy), the steps in the venv itse
 on failure. With the real uv:
 - the successful apply's summary says "in place" and why (another filesystem), and the venv's
   root directory is the same inode (changed in place, not switched) with the new versions
-  imported; the failing apply's JSON says `"mode": "in-place"` with that reason;
+  imported and the new torch's bytecode written by the verification; the failing apply's JSON says `"mode": "in-place"` with that reason;
 - a failing apply restores the venv byte for byte (tree digest) and says "rolled back";
 - `apply --stage` is refused with exit 3 (a staged generation needs an exchange), touching
   nothing.
@@ -54,6 +54,14 @@ def scenario(t):
         check_rc(r, 0)
         check_says(r, "in place", "another filesystem")
         check(os.stat(venv).st_ino == root, "the venv was switched, not changed in place")
+        # The verification's imports wrote bytecode for the new torch in the venv itself (its
+        # snapshot covers it): a .pyc whose header names the new __init__.py's mtime and size.
+        init = next(Path(venv).glob("lib/python3*/site-packages/torch/__init__.py"))
+        pycs = list((init.parent / "__pycache__").glob("__init__.*.pyc"))
+        st = init.stat()
+        check(any(int.from_bytes(p.read_bytes()[8:12], "little") == int(st.st_mtime) & 0xFFFFFFFF and
+                  int.from_bytes(p.read_bytes()[12:16], "little") == st.st_size for p in pycs),
+              f"no bytecode of the new torch after the in-place apply: {pycs}")
         check_module(t.module(venv, "torch"), wheels.TORCH_CU130, "13.0")
     finally:
         shutil.rmtree(shm_state, ignore_errors=True)

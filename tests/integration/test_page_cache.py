@@ -155,7 +155,9 @@ def scenario(t):
 
     # Credentials: the private index's page is kept, but its password is nowhere in the cache.
     private = t.manifest(plan_doc(t, server, venv, private=True), "private.yaml")
+    before = len(pages(cache))
     check(plan(t, private)["priv-a"][0] == "1.0", "the private package was not planned")
+    check(len(pages(cache)) == before + 1, f"the private page was not kept: {pages(cache)}")
     for entry in cache.rglob("*"):
         check(SECRET not in entry.name, f"the password names a cache file: {entry}")
         if entry.is_file():
