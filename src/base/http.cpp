@@ -90,8 +90,38 @@ struct Transfer {
     EasyHandle easy;
     int attempts = 0;
     bool done = false;
+    bool too_big = false;  // the body passed max_body: append_body stopped the transfer
+    std::size_t max_body = 0;
     Clock::time_point not_before{};
 };
+
+// Room beyond a body's end, for a parser that reads past it in wide loads: simdjson then
+// parses the body in place (index/page_json.cpp) instead of a padded copy of it.
+constexpr std::size_t kBodyPadding = 64;
+
+// The body's room is taken once, from Content-Length when the index sends one (a real page
+// runs to 5 MB): grown by doubling, each page would cost its copies and leave the heap as
+// big as twice the largest page.
+std::size_t append_body(char* data, std::size_t size, std::size_t count, void* user) {
+    auto& t = *static_cast<Transfer*>(user);
+    if (size * count > t.max_body - t.body.size()) {
+        t.too_big = true;  // also a body without Content-Length, or a compressed one that grows
+        return 0;
+    }
+    try {
+        if (t.body.empty()) {
+            curl_off_t length = -1;
+            if (curl_easy_getinfo(t.easy.get(), CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK &&
+                length > 0 && static_cast<std::size_t>(length) <= t.max_body) {
+                t.body.reserve(static_cast<std::size_t>(length) + kBodyPadding);
+            }
+        }
+        t.body.append(data, size * count);
+    } catch (...) {
+        return 0;  // an exception must not cross libcurl; 0 aborts the transfer
+    }
+    return size * count;
+}
 
 // A response header's value ("" when absent); the last one when sent more than once.
 std::string header_of(CURL* easy, const char* name) {
@@ -106,29 +136,15 @@ std::string header_of(CURL* easy, const char* name) {
     return h->value != nullptr ? h->value : "";
 }
 
-// Room beyond a body's end, for a parser that reads past it in wide loads: simdjson then
-// parses the body in place (index/page_json.cpp) instead of a padded copy of it.
-constexpr std::size_t kBodyPadding = 64;
-
-// The body's room is taken once, from Content-Length when the index sends one (a real page
-// runs to 5 MB): grown by doubling, each page would cost its copies and leave the heap as
-// big as twice the largest page.
-std::size_t append_body(char* data, std::size_t size, std::size_t count, void* user) {
-    auto& t = *static_cast<Transfer*>(user);
-    try {
-        if (t.body.empty()) {
-            curl_off_t length = -1;
-            constexpr curl_off_t kMost = curl_off_t(1) << 30;
-            if (curl_easy_getinfo(t.easy.get(), CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK &&
-                length > 0 && length < kMost) {
-                t.body.reserve(static_cast<std::size_t>(length) + kBodyPadding);
-            }
-        }
-        t.body.append(data, size * count);
-    } catch (...) {
-        return 0;  // an exception must not cross libcurl; 0 aborts the transfer
-    }
-    return size * count;
+std::string too_big_reason(const Transfer& t) {
+    // curl refuses a Content-Length over the cap before it records it as the download's length.
+    const std::string length = header_of(t.easy.get(), "Content-Length");
+    const std::string size = length.empty() ? "it is" : "its " + length + " bytes are";
+    const std::size_t mib = std::size_t(1) << 20;
+    const std::string most = t.max_body % mib == 0 ? std::to_string(t.max_body / mib) + " MiB"
+                                                   : std::to_string(t.max_body) + " bytes";
+    return "answer too large: " + size + " more than the " + most +
+           " stackup reads of one response (no simple-API page is near that)";
 }
 
 std::string transport_reason(CURLcode code, const Transfer& t) {
@@ -164,6 +180,10 @@ std::string configure(Transfer& t, const HttpOptions& options) {
         curl_easy_setopt(h, CURLOPT_MAXREDIRS, 10L),
         curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, options.timeout_seconds * 1000L),
         curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, options.connect_timeout_seconds * 1000L),
+        curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, options.low_speed_bytes_per_second),
+        curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, options.low_speed_seconds),
+        // Refused from its Content-Length before a byte of the body is read.
+        curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(options.max_body_bytes)),
         curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS)),
         // Waiting for a TLS connection's ALPN lets later requests multiplex on it.
         curl_easy_setopt(h, CURLOPT_PIPEWAIT, https ? 1L : 0L),
@@ -196,6 +216,7 @@ public:
             auto t = std::make_unique<Transfer>();
             t->request = &requests[i];
             t->response = &responses[i];
+            t->max_body = options.max_body_bytes;
             waiting_.push_back(t.get());
             transfers_.push_back(std::move(t));
         }
@@ -250,6 +271,7 @@ private:
             }
         }
         t.body.clear();
+        t.too_big = false;
         t.error_buffer[0] = '\0';
         ++t.attempts;
         if (curl_multi_add_handle(multi_.get(), t.easy.get()) != CURLM_OK) {
@@ -276,6 +298,11 @@ private:
     }
 
     void finish(Transfer& t, CURLcode result) {
+        if (result == CURLE_FILESIZE_EXCEEDED || (result == CURLE_WRITE_ERROR && t.too_big)) {
+            std::string().swap(t.body);
+            record(t, HttpOutcome::fatal, too_big_reason(t));
+            return;
+        }
         if (result != CURLE_OK) {
             const std::string reason = transport_reason(result, t);
             if (is_transient(result)) {

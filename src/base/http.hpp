@@ -34,6 +34,13 @@ struct HttpOptions {
     int max_in_flight = 32;
     std::chrono::milliseconds backoff{500};       // before try 2; doubles after
     std::chrono::seconds max_retry_after{60};     // caps Retry-After and backoff
+    // An attempt slower than this for that long is given up (and retried): a server that
+    // trickles a byte a second never reaches the whole-transfer timeout's end in good time.
+    long low_speed_bytes_per_second = 1024;
+    long low_speed_seconds = 10;
+    // A longer body fails the request, not retried: the largest real simple pages are a few
+    // MB, so more is a broken or hostile server, and it is not read into memory.
+    std::size_t max_body_bytes = std::size_t(32) << 20;
     std::string user_agent;                       // empty: curl sends none
 };
 

@@ -296,6 +296,66 @@ TEST_SUITE("base") {
         CHECK(responses[1].attempts == 1);
     }
 
+    TEST_CASE("a page that trickles a byte a second is given up by the low-speed limit, then retried") {
+        TempDir tmp;
+        auto server = start_server(tmp, R"({"rules": [{"prefix": "/simple/hung/", "trickle_bps": 1}]})");
+        if (!server) {
+            return;
+        }
+        auto options = quick_options();
+        options.timeout_seconds = 60;  // the whole-transfer timeout would come far later
+        options.low_speed_seconds = 1;
+        options.max_tries = 2;
+        auto r = fetch_all({{server->url("/simple/hung/"), {kAccept}}}, options).at(0);
+        CHECK(r.outcome == HttpOutcome::transient_exhausted);
+        CHECK(r.attempts == 2);
+        CHECK(r.error.find("too slow") != std::string::npos);
+        CHECK(server->hits("/simple/hung/") == 2);
+    }
+
+    TEST_CASE("a body over max_body_bytes fails at once, with or without Content-Length, and is not retried") {
+        TempDir tmp;
+        auto server = start_server(tmp, R"({"rules": [{"prefix": "/simple/p0/", "pad_bytes": 100000},
+                                                      {"prefix": "/simple/p1/", "pad_bytes": 100000, "no_length": true}]})");
+        if (!server) {
+            return;
+        }
+        auto options = quick_options();
+        options.max_body_bytes = 50000;
+        auto responses = fetch_all({{server->url("/simple/p0/"), {kAccept}},
+                                    {server->url("/simple/p1/"), {kAccept}},
+                                    {server->url("/simple/p2/"), {kAccept}}}, options);
+        for (int i : {0, 1}) {
+            CAPTURE(i);
+            CHECK(responses[i].outcome == HttpOutcome::fatal);
+            CHECK(responses[i].attempts == 1);
+            CHECK(responses[i].body.empty());
+            CHECK(responses[i].error.find("answer too large") != std::string::npos);
+            CHECK(responses[i].error.find("50000 bytes") != std::string::npos);
+        }
+        CHECK(responses[0].error.find("its 10") != std::string::npos);  // its Content-Length, named
+        CHECK(server->hits("/simple/p0/") == 1);
+        CHECK(server->hits("/simple/p1/") == 1);
+        CHECK(responses[2].ok());  // a page under the cap is read as ever
+    }
+
+    TEST_CASE("a connection reset mid-body is transient: retried, and named") {
+        TempDir tmp;
+        auto server = start_server(tmp, R"({"rules": [{"prefix": "/simple/flaky/", "reset_at": 40, "times": 1},
+                                                      {"prefix": "/simple/broken/", "reset_at": 40}]})");
+        if (!server) {
+            return;
+        }
+        auto responses = fetch_all({{server->url("/simple/flaky/"), {kAccept}},
+                                    {server->url("/simple/broken/"), {kAccept}}}, quick_options());
+        CHECK(responses[0].ok());
+        CHECK(responses[0].attempts == 2);
+        CHECK(responses[0].body.find("flaky-1.0-py3-none-any.whl") != std::string::npos);
+        CHECK(responses[1].outcome == HttpOutcome::transient_exhausted);
+        CHECK(responses[1].attempts == 3);
+        CHECK(responses[1].error.find("gave up after 3 tries") != std::string::npos);
+    }
+
     TEST_CASE("8 delayed pages all complete, answered in request order") {
         TempDir tmp;
         auto server = start_server(tmp, R"({"rules": [{"prefix": "/simple/p", "delay_ms": 400}]})");

@@ -18,7 +18,19 @@ Layout: <root>/<index>/<project>/<file>.whl. URLs:
 A rule is {"prefix": "/cu130/torch/", "delay_ms": 0, "status": 503, "times": 2, "hang": false}:
 requests whose path starts with `prefix` are delayed, answered with `status` (the first
 `times` requests; always when times is absent), or held until the rules are cleared or the
-server stops. The first matching rule applies.
+server stops. The first matching rule applies. Further keys, each a fault of the first `times`
+requests (all of them when times is absent), like `status`; delay_ms and hang apply always:
+  "retry_after": 2         with `status`: a Retry-After header of that many seconds
+  "redirect": 301, "to": "/cu130/"   answers with that status and a Location of the path with
+                           `prefix` replaced by `to` (which serves the real answer)
+  "content_type": "T"      the real answer, sent with Content-Type T
+  "truncate_at": N         the real answer's first N bytes, with a Content-Length of N
+  "reset_at": N            the real answer's headers (its full Content-Length) and first N bytes,
+                           then the connection reset (RST)
+  "pad_bytes": N           the real answer with N more bytes (spaces) at its end
+  "no_length": true        no Content-Length: the body ends when the connection closes
+  "trickle_bps": B         the real answer's body at B bytes a second, until it ends, the
+                           client goes or the server stops
 
 As a module: `with IndexServer(root) as server: server.url("cu130")`.
 As a script: `index_server.py ROOT [--port-file F] [--pidfile F] [--control FILE]`; prints
@@ -31,6 +43,8 @@ import html
 import json
 import os
 import re
+import socket
+import struct
 import sys
 import threading
 import time
@@ -94,19 +108,17 @@ class Rules:
                     "answers": [list(a) for a in self.answers]}
 
     def match(self, path):
-        """Records the request; returns (delay_s, status or None, release event or None)."""
+        """Records the request; returns (delay_s, release event or None, fault or None): the
+        fault is the matching rule while its `times` last, else None."""
         with self._lock:
             self.log.append(path)
             for rule in self._rules:
                 if not path.startswith(rule["prefix"]):
                     continue
-                status = rule.get("status")
-                if status is not None and rule.get("times") is not None:
-                    if rule["served"] >= rule["times"]:
-                        status = None
+                spent = rule.get("times") is not None and rule["served"] >= rule["times"]
                 rule["served"] += 1
                 hang = self._release if rule.get("hang") else None
-                return rule.get("delay_ms", 0) / 1000.0, status, hang
+                return rule.get("delay_ms", 0) / 1000.0, hang, None if spent else dict(rule)
         return 0.0, None, None
 
 
@@ -116,24 +128,68 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, fmt, *args):  # quiet; the request log is in Rules
         pass
 
-    def _send(self, status, body=b"", content_type="text/plain; charset=utf-8", cache=None):
+    fault = None  # the matching rule's faults for this request (Rules.match)
+
+    def _send(self, status, body=b"", content_type="text/plain; charset=utf-8", cache=None, extra=None):
         """Sends a response; `cache` (a page's Cache-Control) also gives it an ETag and answers
-        a matching If-None-Match with 304 and no body."""
-        headers = {"Content-Type": content_type, "Cache-Control": cache or "no-cache"}
+        a matching If-None-Match with 304 and no body. The request's fault, if any, bends it."""
+        fault = self.fault or {}
+        headers = {"Content-Type": fault.get("content_type", content_type), "Cache-Control": cache or "no-cache"}
+        headers.update(extra or {})
         if cache is not None and status == 200:
             etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
             headers["ETag"] = etag
             if etag in [t.strip() for t in self.headers.get("If-None-Match", "").split(",")]:
                 status, body = 304, b""
+        body += b" " * fault.get("pad_bytes", 0)
+        if "truncate_at" in fault:
+            body = body[:fault["truncate_at"]]
         self.send_response(status)
         for key, value in headers.items():
             self.send_header(key, value)
-        self.send_header("Content-Length", str(len(body)))
+        if fault.get("no_length"):
+            self.close_connection = True
+        else:
+            self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
         if not urllib.parse.urlsplit(self.path).path.startswith("/_control"):
             self.server.rules.answered(urllib.parse.urlsplit(self.path).path, status)
+        if self.command == "HEAD":
+            return
+        if "reset_at" in fault:
+            return self._reset_after(body[:fault["reset_at"]])
+        if "trickle_bps" in fault:
+            return self._trickle(body, fault["trickle_bps"])
+        try:
+            self.wfile.write(body)
+        except OSError:  # the client stopped reading (a body it refuses to take whole, say)
+            self.close_connection = True
+
+    def _reset_after(self, part):
+        """Writes `part`, then resets the connection (RST, not FIN): the client sees a reset mid-body."""
+        self.wfile.write(part)
+        self.wfile.flush()
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
+        self.close_connection = True
+
+    def _trickle(self, body, per_second):
+        for at in range(0, len(body), per_second):
+            if self.server.stopping.is_set():
+                break
+            try:
+                self.wfile.write(body[at:at + per_second])
+                self.wfile.flush()
+            except OSError:  # the client gave up
+                break
+            time.sleep(1.0)
+        self.close_connection = True
+
+    def finish(self):
+        try:
+            super().finish()
+        except (OSError, ValueError):  # a connection reset on purpose, or a client gone
+            pass
 
     def _json(self, value):
         self._send(200, json.dumps(value, indent=1).encode(), "application/json")
@@ -142,14 +198,21 @@ class _Handler(BaseHTTPRequestHandler):
         path = urllib.parse.urlsplit(self.path).path
         if path == "/_control":
             return self._json(self.server.rules.snapshot())
-        delay, status, hang = self.server.rules.match(path)
+        self.fault = None
+        delay, hang, fault = self.server.rules.match(path)
         if hang is not None:
             while not hang.wait(0.1) and not self.server.stopping.is_set():
                 pass
         if delay:
             time.sleep(delay)
-        if status is not None:
-            return self._send(status, f"injected status {status}\n".encode())
+        fault = fault or {}
+        if fault.get("status") is not None:
+            status = fault["status"]
+            extra = {"Retry-After": str(fault["retry_after"])} if "retry_after" in fault else None
+            return self._send(status, f"injected status {status}\n".encode(), extra=extra)
+        if fault.get("redirect") is not None:
+            return self._redirect(fault.get("to", "/") + path[len(fault["prefix"]):], fault["redirect"])
+        self.fault = fault or None
         self._serve(path)
 
     do_HEAD = do_GET
@@ -207,8 +270,8 @@ class _Handler(BaseHTTPRequestHandler):
         with open(file_path, "rb") as f:
             self._send(200, f.read(), "application/octet-stream")
 
-    def _redirect(self, location):
-        self.send_response(301)
+    def _redirect(self, location, status=301):
+        self.send_response(status)
         self.send_header("Location", location)
         self.send_header("Content-Length", "0")
         self.end_headers()
