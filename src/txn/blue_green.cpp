@@ -6,6 +6,7 @@
 #include "base/fs.hpp"
 #include "base/log.hpp"
 #include "base/text.hpp"
+#include "snapshot/copy.hpp"
 #include "txn/phases.hpp"
 #include "txn/recover.hpp"
 #include "txn/retention.hpp"
@@ -32,7 +33,7 @@ public:
         if (base_taken_) {
             observer_.snapshot_taken(base_.id, base_.dir);
         }
-        if (!build(facts)) {
+        if (!clone() || !build(facts)) {
             discard();
             return;
         }
@@ -64,16 +65,37 @@ private:
         return take_snapshot(store_, m_, options_, snapshot::Strategy::hardlink, facts, journal_);
     }
 
-    // Clones, runs every step and check in the clone, and records it as a generation; false on failure.
-    bool build(venv::Facts& facts) {
-        const venv::Facts before = facts;
+    // Clones the base into its ready tree; false for a damaged base. A clone that cannot be made
+    // (the disk full, say) fails like the preflight: no step ran and the venv was only read.
+    // Its half is removed, not left to fill the disk; the base generation stays (it is whole:
+    // the clone only links its files).
+    bool clone() {
         try {
             (void)store_.prepare(base_.id, false);  // synced once, before the switch
             report_.clone = std::filesystem::canonical(store_.tree_of(base_));
-        } catch (const std::exception& e) {
+            return true;
+        } catch (const Error& e) {
+            if (e.code() != ExitCode::rollback_failed) {
+                fail_clone(e.what());
+            }
             stop(report_, std::string("cannot clone the venv: ") + e.what());
-            return false;
+        } catch (const std::exception& e) {
+            fail_clone(e.what());
         }
+        return false;
+    }
+
+    [[noreturn]] void fail_clone(const std::string& why) {
+        snapshot::discard_after_failure(store_.tree_of(base_));
+        journal_.discard();
+        throw Error(ExitCode::preflight_failed, "cannot clone " + options_.venv.string() + " into " +
+                                                    store_.tree_of(base_).string() + ": " + why +
+                                                    "; nothing was changed in " + options_.venv.string());
+    }
+
+    // Runs every step and check in the clone, and records it as a generation; false on failure.
+    bool build(venv::Facts& facts) {
+        const venv::Facts before = facts;
         laps_.lap("clone");
         observer_.cloned(report_.clone, base_.generation);
         base::failpoint("cloned");
