@@ -10,6 +10,8 @@
 #include <regex>
 #include <sstream>
 
+#include <yaml-cpp/eventhandler.h>
+
 #include "base/sha256.hpp"
 #include "base/url.hpp"
 #include "base/text.hpp"
@@ -95,23 +97,60 @@ std::optional<std::string> process_env(const std::string& name) {
     return value ? std::optional<std::string>(value) : std::nullopt;
 }
 
-std::vector<YAML::Node> load_documents(const Reader& reader, const std::string& text) {
-    try {
-        return YAML::LoadAll(text);
-    } catch (const YAML::Exception& e) {
-        reader.fail(SourceLocation{reader.file(), e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg);
+SourceLocation location_of(const Reader& reader, const YAML::Mark& mark) {
+    return SourceLocation{reader.file(), mark.line + 1, mark.column + 1};
+}
+
+// Where each document the parser reads starts; nothing else.
+class DocumentStarts : public YAML::EventHandler {
+public:
+    std::vector<YAML::Mark> marks;
+    void OnDocumentStart(const YAML::Mark& mark) override { marks.push_back(mark); }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+};
+
+// Refuses text of more than one document. Only two are read: yaml-cpp 0.7's LoadAll never
+// returns on some malformed text (a lone ',' gives an empty document without consuming the
+// ',', again and again, until memory runs out); a document that starts where the last one did
+// is that case.
+void check_single_document(const Reader& reader, const std::string& text) {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    DocumentStarts starts;
+    for (int i = 0; i < 2 && parser.HandleNextDocument(starts); ++i) {
     }
+    if (starts.marks.size() < 2) {
+        return;
+    }
+    const YAML::Mark& second = starts.marks[1];
+    if (second.pos == starts.marks[0].pos) {
+        std::string at = second.pos >= 0 && static_cast<std::size_t>(second.pos) < text.size()
+                             ? std::string(1, text[static_cast<std::size_t>(second.pos)])
+                             : std::string();
+        reader.fail(location_of(reader, second), "invalid YAML: unexpected '" + at + "'");
+    }
+    reader.fail(location_of(reader, second), "a manifest is a single YAML document; this is a second one");
 }
 
 YAML::Node load_document(const Reader& reader, const std::string& text) {
-    std::vector<YAML::Node> docs = load_documents(reader, text);
-    if (docs.empty() || docs.front().IsNull()) {
+    YAML::Node doc;
+    try {
+        check_single_document(reader, text);
+        doc = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        reader.fail(location_of(reader, e.mark), "invalid YAML: " + e.msg);
+    }
+    if (doc.IsNull()) {
         reader.fail(SourceLocation{reader.file(), 1, 1}, "the manifest is empty (expected 'version: 1' and 'steps')");
     }
-    if (docs.size() > 1) {
-        reader.fail(docs[1], "a manifest is a single YAML document; this is a second one");
-    }
-    return docs.front();
+    return doc;
 }
 
 void read_schema_version(const Reader& reader, const Fields& top) {
