@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing (Debian -dev packages, the pinned uv in .tools/venv),
 # then configures and builds into build/. Idempotent: a second run only rebuilds.
+# --packages-only: stops after the packages and uv (contrib/fuzz.sh and contrib/sanitize.sh build elsewhere).
 set -euo pipefail
 
 UV_VERSION=0.13.9   # the uv the tests and the demo run; README names it
@@ -13,6 +14,7 @@ debian_packages=(
   libspdlog-dev doctest-dev nlohmann-json3-dev libcli11-dev libgumbo-dev libssl-dev libsimdjson-dev
   zsh groff-base    # tests/check_completion.py drives the zsh completion and renders the man page
   python3-jsonschema python3-yaml   # tests/check_schema.py validates manifests with Debian's python3
+  python3-packaging   # tests/differential/ checks PEP 440 against pypa/packaging, the reference
 )
 # Installed without their Recommends: ansible-core's pulls in the whole `ansible` collection set
 # (~250 MB) that tests/integration/test_ansible.py does not use.
@@ -46,6 +48,8 @@ if [ ! -x "$tools/bin/uv" ] || [ "$("$tools/bin/uv" --version | awk '{print $2}'
   python3 -m venv "$tools"
   "$tools/bin/python" -m pip install -q --disable-pip-version-check "uv==$UV_VERSION"
 fi
+
+[ "${1:-}" = --packages-only ] && exit 0
 
 if [ ! -f build/build.ninja ]; then
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo

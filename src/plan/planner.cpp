@@ -207,11 +207,13 @@ std::vector<index::PageRequest> pages_elsewhere(const manifest::Manifest& m,
             if (found) {
                 continue;
             }
-            for (const auto& [name, url] : m.indexes) {
+            for (const auto& entry : m.indexes) {
+                // A named reference, not a structured binding: clang before 16 cannot capture those.
+                const std::string& name = entry.first;
                 auto asked = [&](const index::ProjectPage& p) { return p.request.index == name && p.request.project == project; };
                 auto queued = [&](const index::PageRequest& r) { return r.index == name && r.project == project; };
                 if (std::none_of(pages.begin(), pages.end(), asked) && std::none_of(out.begin(), out.end(), queued)) {
-                    out.push_back({name, url, project});
+                    out.push_back({name, entry.second, project});
                 }
             }
         }
