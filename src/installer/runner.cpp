@@ -5,6 +5,7 @@
 #include "base/text.hpp"
 #include "base/url.hpp"
 #include "manifest/environment.hpp"
+#include "pep/version.hpp"
 
 namespace stackup::installer {
 
@@ -33,7 +34,28 @@ std::string uv_version(const std::string& uv, const base::Environment& env) {
                                                     "\n  install uv, or pass --uv PATH / set STACKUP_UV");
     }
     std::string line = r.output.substr(0, r.output.find('\n'));
+    if (auto problem = check_uv_version(line, uv); !problem.empty()) {
+        throw Error(ExitCode::preflight_failed, problem + "\n  install uv " + kMinimumUv +
+                                                    " or newer, or pass --uv PATH / set STACKUP_UV");
+    }
     return line;
+}
+
+std::string check_uv_version(std::string_view line, const std::string& uv) {
+    // "uv 0.13.9", "uv 0.13.9 (abc1234 2025-01-01)", "uv 0.13.9+1 (...)" (a dev build).
+    std::string_view rest = line.starts_with("uv ") ? line.substr(3) : std::string_view{};
+    std::string_view number = rest.substr(0, rest.find(' '));
+    number = number.substr(0, number.find('+'));
+    auto version = pep::Version::parse(number);
+    if (!version) {
+        return "uv (" + uv + ") answered --version with \"" + std::string(line) +
+               "\", not \"uv X.Y.Z\": is it uv?";
+    }
+    if (*version < *pep::Version::parse(kMinimumUv)) {
+        return "uv (" + uv + ") is " + std::string(number) + ", too old: stackup needs uv " + kMinimumUv +
+               " or newer (named indexes, --index NAME=URL)";
+    }
+    return "";
 }
 
 }  // namespace stackup::installer

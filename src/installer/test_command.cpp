@@ -4,6 +4,7 @@
 
 #include "base/text.hpp"
 #include "installer/command.hpp"
+#include "installer/runner.hpp"
 #include "manifest/environment.hpp"
 
 using namespace stackup;
@@ -139,5 +140,19 @@ TEST_SUITE("installer") {
         auto shown = manifest::masked(inv.env);
         CHECK(shown.at("UV_INDEX_PYTORCH_PASSWORD") == "***");
         CHECK(shown.at("UV_INDEX_PYTORCH_USERNAME") == "bob");
+    }
+    TEST_CASE("uv --version: a version at or past the floor passes; an old one or no uv at all is named") {
+        using installer::check_uv_version;
+        CHECK(check_uv_version("uv 0.13.9 (abc1234 2025-12-01)", "uv").empty());
+        CHECK(check_uv_version("uv 0.4.23", "uv").empty());
+        CHECK(check_uv_version("uv 0.9.0+3 (dev build)", "uv").empty());
+        const auto old = check_uv_version("uv 0.1.0 (abc1234 2024-02-15)", "/opt/uv");
+        CHECK(old.find("/opt/uv") != std::string::npos);
+        CHECK(old.find("0.1.0, too old") != std::string::npos);
+        CHECK(old.find(installer::kMinimumUv) != std::string::npos);
+        CHECK(check_uv_version("uv 0.4.22", "uv").find("too old") != std::string::npos);
+        const auto odd = check_uv_version("pip 24.0 from /usr/lib", "uv");
+        CHECK(odd.find("\"pip 24.0 from /usr/lib\", not \"uv X.Y.Z\"") != std::string::npos);
+        CHECK(!check_uv_version("", "uv").empty());
     }
 }

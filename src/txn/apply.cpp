@@ -57,6 +57,17 @@ venv::Facts preflight(const manifest::Manifest& m, const Options& options, const
     return facts;
 }
 
+// A venv the apply cannot write is refused before anything is taken: both modes change it (the
+// exchange moves its root, an in-place step writes in it). As root, only a read-only mount or an
+// immutable flag stops a write, and access() sees both.
+void require_writable(const std::filesystem::path& venv) {
+    if (::access(venv.c_str(), W_OK) != 0) {
+        const int error = errno;
+        throw Error(ExitCode::preflight_failed, venv.string() + " cannot be changed (" + std::strerror(error) +
+                                                    "); nothing was touched");
+    }
+}
+
 // The mode an apply runs in, and why in place when it must be.
 Mode choose_mode(const snapshot::Store& store, const Options& options, ApplyReport& report) {
     if (options.snapshot_strategy != snapshot::Strategy::automatic &&
@@ -174,6 +185,7 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
     resolve_earlier(store, options, report);
     auto env = manifest::child_environment(m, options.venv, options.caller_env);
     venv::Facts facts = preflight(m, options, env, observer, report);
+    require_writable(options.venv);
     report.mode = choose_mode(store, options, report);
     if (options.stage && report.mode != Mode::blue_green) {
         throw Error(ExitCode::preflight_failed, "cannot stage the next generation: " + report.mode_reason +

@@ -117,12 +117,35 @@ Facts parse_probe_result(const std::string& json_text) {
     return facts;
 }
 
+namespace {
+
+// Why the venv has no python to run: none at all, or a link to a base interpreter since removed
+// (named as the links lead: bin/python -> python3.12 -> /usr/bin/python3.12).
+std::string missing_python(const std::filesystem::path& venv, const std::filesystem::path& python) {
+    std::error_code ec;
+    std::filesystem::path at = python;
+    for (int hops = 0; hops < 40 && std::filesystem::is_symlink(at, ec); ++hops) {
+        const auto target = std::filesystem::read_symlink(at, ec);
+        if (ec) {
+            break;
+        }
+        at = target.is_absolute() ? target : at.parent_path() / target;
+    }
+    if (at == python) {
+        return "no python in venv " + venv.string() + " (looked for " + python.string() + ")";
+    }
+    return "the base interpreter of venv " + venv.string() + " is gone: " + python.string() + " leads to " +
+           at.lexically_normal().string() + ", which does not exist (removed or moved since the venv was made); "
+           "recreate the venv";
+}
+
+}  // namespace
+
 Facts probe(const std::filesystem::path& venv, const std::vector<ImportRequest>& requests,
             const base::Environment& env, const Bytecode& bytecode) {
     auto python = python_of(venv);
     if (!std::filesystem::exists(python)) {
-        throw Error(ExitCode::preflight_failed, "no python in venv " + venv.string() + " (looked for " +
-                                                    python.string() + ")");
+        throw Error(ExitCode::preflight_failed, missing_python(venv, python));
     }
     // The answer goes to an anonymous file the child opens through /proc: a
     // kill -9 of stackup meanwhile leaves nothing behind in /tmp.
