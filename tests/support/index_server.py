@@ -275,6 +275,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Location", location)
         self.send_header("Content-Length", "0")
         self.end_headers()
+        self.server.rules.answered(urllib.parse.urlsplit(self.path).path, status)
 
     def _authorized(self, index_dir):
         """An index with a .auth file ("user:password") wants HTTP Basic auth for everything in it."""
