@@ -193,4 +193,12 @@ TEST_SUITE("venv") {
                                         "Release Build") == "575.57.08");
         CHECK_FALSE(parse_proc_driver_version(""));
     }
+
+    TEST_CASE("driver versions as a real H200 machine gave them (tests/realworld/gpu_check.py, 2026-12-04)") {
+        // nvidia-smi --query-gpu=driver_version --format=csv,noheader, and /proc/driver/nvidia/version, verbatim.
+        CHECK(parse_nvidia_smi("580.159.04\n") == "580.159.04");
+        CHECK(parse_proc_driver_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release "
+                                        "Build  (nixbld@)  \nGCC version:  gcc version 15.3.0 (GCC) \n") ==
+              "580.159.04");
+    }
 }
