@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.hpp"
+#include "base/json_number.hpp"
 #include "base/log.hpp"
 #include "base/sha256.hpp"
 #include "base/text.hpp"
@@ -112,12 +113,12 @@ std::optional<StoredPage> PageCache::find(const std::string& url) const {
         page.last_modified = record.value("last_modified", "");
         page.content_type = record.value("content_type", "");
         page.final_url = record.value("final_url", "");
-        page.received = record.value("received", std::time_t(0));
-        page.max_age = record.value("max_age", -1L);
+        page.received = base::whole_number_field<std::time_t>(record, "received", 0);
+        page.max_age = base::whole_number_field<long>(record, "max_age", -1L);
         page.no_cache = record.value("no_cache", false);
-        page.size = record.value("size", std::uintmax_t(0));
+        page.size = base::whole_number_field<std::uintmax_t>(record, "size", 0);
         page.sha256 = record.value("sha256", "");
-    } catch (const nlohmann::json::exception&) {
+    } catch (const std::exception&) {  // a field of the wrong type: not a record we wrote
         return std::nullopt;
     }
     std::error_code ec;

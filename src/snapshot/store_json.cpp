@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_number.hpp"
+
 namespace stackup::snapshot::json_format {
 
 namespace {
@@ -68,7 +70,7 @@ std::uint32_t parse_mode(const std::string& text) {
 namespace {
 
 void require_format(const json& j) {
-    const int format = j.at("format").get<int>();
+    const int format = base::whole_number_field<int>(j, "format");
     if (format != kFormat) {
         throw std::runtime_error("unsupported format " + std::to_string(format) + " (this stackup reads " +
                                  std::to_string(kFormat) + ")");
@@ -143,14 +145,14 @@ SnapshotInfo info_from_json(const std::string& text, const std::filesystem::path
             info.distributions.emplace_back(d.at("name").get<std::string>(), d.at("version").get<std::string>());
         }
         const json& index = doc.at("index");
-        info.entries = index.at("entries").get<std::uint64_t>();
-        info.file_bytes = index.at("file_bytes").get<std::uint64_t>();
+        info.entries = base::whole_number_field<std::uint64_t>(index, "entries");
+        info.file_bytes = base::whole_number_field<std::uint64_t>(index, "file_bytes");
         info.tree_digest = index.at("tree_digest").get<std::string>();
         info.index_file = index.value("file", std::string());
         if (info.index_file != "index.tsv") {
             throw std::runtime_error("unknown index file " + index.at("file").dump());
         }
-        info.generation = doc.value("generation", std::uint64_t{0});
+        info.generation = base::whole_number_field<std::uint64_t>(doc, "generation", 0);
         info.parent = doc.value("parent", std::string());
         info.outcome = doc.value("outcome", std::string("snapshot"));
         if (doc.contains("changes")) {
@@ -166,8 +168,8 @@ SnapshotInfo info_from_json(const std::string& text, const std::filesystem::path
             }
         }
         if (doc.contains("root")) {
-            info.root_device = doc.at("root").at("device").get<std::uint64_t>();
-            info.root_inode = doc.at("root").at("inode").get<std::uint64_t>();
+            info.root_device = base::whole_number_field<std::uint64_t>(doc.at("root"), "device");
+            info.root_inode = base::whole_number_field<std::uint64_t>(doc.at("root"), "inode");
         }
         return info;
     });

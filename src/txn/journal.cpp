@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.hpp"
+#include "base/json_number.hpp"
 #include "base/text.hpp"
 
 namespace stackup::txn {
@@ -71,22 +72,27 @@ Record record_from_json(const json& j) {
     r.time = j.value("time", "");
     r.manifest = j.value("manifest", "");
     r.venv = j.value("venv", "");
-    r.pid = j.value("pid", 0L);
+    r.pid = base::whole_number_field<long>(j, "pid", 0L);
     r.host = j.value("host", "");
     r.snapshot_id = j.value("id", "");
-    r.step = j.value("n", std::size_t{0});
+    r.step = base::whole_number_field<std::size_t>(j, "n", 0);
     r.name = j.value("name", "");
     r.why = j.value("why", "");
     r.mode = j.value("mode", "");
     r.generation = j.value("generation", "");
-    r.clone_inode = j.value("clone", std::uint64_t{0});
-    r.live_inode = j.value("live", std::uint64_t{0});
+    r.clone_inode = base::whole_number_field<std::uint64_t>(j, "clone", 0);
+    r.live_inode = base::whole_number_field<std::uint64_t>(j, "live", 0);
     return r;
 }
 
+// A journal another stackup wrote: refused wherever the line is, never taken for a torn one.
+struct ForeignJournal : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 void check_version(const json& j, const std::string& source) {
     if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != kJournalVersion) {
-        throw std::runtime_error("cannot read journal " + source + ": its first record has version " +
+        throw ForeignJournal("cannot read journal " + source + ": its first record has version " +
                                  (j.contains("version") ? j["version"].dump() : std::string("(none)")) +
                                  ", this stackup reads version " + std::to_string(kJournalVersion));
     }
@@ -171,7 +177,9 @@ Parsed parse_records(std::string_view text, const std::string& source) {
             }
             out.push_back(record_from_json(j));
             parsed.intact = pos;
-        } catch (const json::exception& e) {
+        } catch (const ForeignJournal&) {
+            throw;
+        } catch (const std::exception& e) {  // not JSON, or a record that is not one of ours
             if (last) {
                 break;  // torn after a partial write that happened to end in a newline
             }
@@ -320,7 +328,7 @@ std::optional<LastApply> last_apply(const std::filesystem::path& state_dir) {
     }
     try {
         json j = json::parse(base::read_file(path));
-        if (j.value("version", 0) != kLastApplyVersion) {
+        if (base::whole_number_field<int>(j, "version", 0) != kLastApplyVersion) {
             throw std::runtime_error("version " + j.value("version", json()).dump());
         }
         return LastApply{j.value("when", ""),   j.value("manifest", ""),    j.value("result", ""),
@@ -414,7 +422,7 @@ std::optional<StagedGeneration> staged_generation(const std::filesystem::path& s
     }
     try {
         json j = json::parse(base::read_file(path));
-        if (j.value("format", 0) != 1) {
+        if (base::whole_number_field<int>(j, "format", 0) != 1) {
             throw std::runtime_error("format " + j.value("format", json()).dump());
         }
         return StagedGeneration{j.at("generation").get<std::string>(), j.at("base").get<std::string>(),

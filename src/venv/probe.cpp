@@ -10,6 +10,7 @@
 
 #include "base/error.hpp"
 #include "base/fs.hpp"
+#include "base/json_number.hpp"
 
 namespace stackup::venv {
 
@@ -41,8 +42,8 @@ Interpreter parse_interpreter(const json& j) {
     Interpreter i;
     i.executable = j.value("executable", "");
     i.version = j.value("version", "");
-    i.major = j.value("major", 0);
-    i.minor = j.value("minor", 0);
+    i.major = base::whole_number_field<int>(j, "major", 0);
+    i.minor = base::whole_number_field<int>(j, "minor", 0);
     i.implementation = j.value("implementation", "");
     i.soabi = j.value("soabi", "");
     i.machine = j.value("machine", "");
