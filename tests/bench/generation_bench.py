@@ -5,14 +5,23 @@ exchange buys, each figure a ratio to a baseline timed in the same run, alternat
 Builds a real venv (python -m venv + the real uv, the test fixtures' CUDA 12.8 stack from a
 local index) and grows it to --files generated files (about --mb MB, ~9 files per dir, as a
 torch/CUDA venv), then:
+- the generation clone (the apply's `clone` phase) against `cp -a` and `cp -al` of the venv
+  (`cp -al` links every file: the floor of any per-file method);
 - rollback of a committed apply (an exchange after the target's integrity walk) and roll
   forward (`rollback --to` the newer one), each against `cp -a` of the venv (target: <= 0.02);
+  rollback also against `uv pip sync` of the previous freeze with a warm cache, on an identical
+  venv that the bare uv commands below upgraded;
 - switch of a staged generation, against `cp -a` (target: <= 0.02);
 - a 3-step apply against the same three uv commands run bare on an identical venv (target
   <= 1.15; with the fixtures' tiny wheels uv's own work is a few hundred ms, so what the ratio
   shows is stackup's fixed cost: the clone, the probes, the switch);
+- `verify` of 10 expectations (10 packages of 40 modules each, in their own small venv) against
+  one bare `python -c 'import ...'` of the same modules, bytecode written by an untimed import
+  first (target <= 1.3);
+- peak RSS of stackup's own process for plan, apply and rollback (target < 40 MB);
 - disk: `du` of the venv alone and of the venv with its state dir after three generations
   (hard links: each inode counted once), i.e. what the generations cost beyond the venv.
+`--json FILE` writes every median and ratio for contrib/bench.sh's table.
 
     python3 tests/bench/generation_bench.py --stackup build/stackup --uv .tools/venv/bin/uv [--runs 5]
 """
@@ -31,7 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "support"))
 import index_server  # noqa: E402
 import wheels  # noqa: E402
-from benchlib import run, timed  # noqa: E402
+from benchlib import run, timed, timed_rss  # noqa: E402
 
 
 def grow(venv, files, total_mb):
@@ -46,6 +55,19 @@ def grow(venv, files, total_mb):
         size = rng.randrange(2 * avg)
         off = rng.randrange(65536)
         (d / f"f{i:05d}.py").write_bytes(blob[off:off + size])
+
+
+def module_package(out_dir, name, modules=40, functions=40):
+    """A package whose __init__ imports `modules` submodules of `functions` functions each: an
+    import that costs what a mid-sized real package's does (unmarshalling, executing)."""
+    files = {f"{name}/__init__.py": "__version__ = '1.0'\n" + "".join(
+        f"from . import m{i}\n" for i in range(modules))}
+    for i in range(modules):
+        files[f"{name}/m{i}.py"] = "".join(
+            f"def f{j}(x, y=1):\n    # f{j} of m{i}\n    return [x * k + y for k in range({j} + 2)]\n\n\n"
+            f"CONST{j} = {{'k': {j}, 'v': ({j}, {i}), 'name': 'c{j}'}}\n"
+            for j in range(functions))
+    return wheels.build_wheel(out_dir, name, "1.0", files, top_level=[name])
 
 
 def du_kib(*paths):
@@ -65,6 +87,7 @@ def main():
     ap.add_argument("--files", type=int, default=20_000)
     ap.add_argument("--mb", type=int, default=800)
     ap.add_argument("--dir", default=None, help="where the venvs go (default: $TMPDIR)")
+    ap.add_argument("--json", default=None, help="also write the medians and ratios to this file")
     args = ap.parse_args()
     stackup, uv = os.path.abspath(args.stackup), os.path.abspath(args.uv)
     work = Path(tempfile.mkdtemp(prefix="stackup-gen-bench-", dir=args.dir))
@@ -76,6 +99,9 @@ def main():
             "clitool/__init__.py": "__version__ = '2.0'\ndef main():\n    print('ok')\n",
             "clitool-2.0.dist-info/entry_points.txt": "[console_scripts]\nclitool = clitool:main\n"},
             top_level=["clitool"])
+        verify_modules = [f"benchmod{i}" for i in range(10)]
+        for name in verify_modules:
+            module_package(str(work / "indexes" / "pypi" / name), name)
         server = index_server.IndexServer(root).start()
         cache = work / "uv-cache"
 
@@ -92,6 +118,23 @@ def main():
         grow(live, args.files, args.mb)
         bare = work / "bare"
         run(["cp", "-a", live, bare])
+        old_freeze = work / "old-freeze.txt"
+        old_freeze.write_text(run([uv, "pip", "freeze", "--no-config", "--python", bare / "bin" / "python"],
+                                  stderr=subprocess.DEVNULL))
+        sync_bare = [uv, "pip", "sync", "--no-config", "--cache-dir", cache, "--python", bare / "bin" / "python",
+                     "--index", server.url("cu128"), "--default-index", server.url("pypi"), old_freeze]
+        vfy = work / "verify-venv"
+        run([sys.executable, "-m", "venv", "--without-pip", vfy])
+        run([uv, "pip", "install", "--no-config", "--cache-dir", cache, "--python", vfy / "bin" / "python",
+             "--index-url", server.url("pypi"), *verify_modules])
+        verify_manifest = work / "verify.json"
+        verify_manifest.write_text(json.dumps({
+            "version": 1, "name": "verify-bench", "venv": str(vfy), "indexes": {"pypi": server.url("pypi")},
+            "default_index": "pypi",
+            "steps": [{"name": "modules", "index": "pypi", "packages": verify_modules,
+                       "expect": {name: {"version": "==1.0"} for name in verify_modules}}]}))
+        bare_import = [vfy / "bin" / "python", "-c", "import " + ", ".join(verify_modules)]
+        run(bare_import)   # writes the bytecode both sides then use
         state = work / "state"
         doc = {
             "version": 1, "name": "bench", "venv": str(live),
@@ -126,66 +169,121 @@ def main():
             copy.write_text("\n".join(step["requirements"]) + "\n")
             argv[req] = str(copy)
             bare_cmds.append(argv)
-        reset_bare = [uv, "pip", "install", "--no-config", "--cache-dir", cache, "--python", bare / "bin" / "python",
-                      "--index", server.url("cu128"), "--default-index", server.url("pypi"),
-                      f"torch=={wheels.TORCH_CU128}", f"torchvision=={wheels.VISION_CU128}",
-                      f"sgl-kernel=={wheels.SGL_KERNEL_PYPI}"]
-        reset_bare_cli = [uv, "pip", "uninstall", "--no-config", "--python", bare / "bin" / "python", "clitool"]
         new_gen = applied["generation"]["number"]
 
-        cp_s, rollback_s, forward_s, switch_s, apply_s, bare_s = [], [], [], [], [], []
-        copy_dst = work / "cp-a"
-        for n in range(args.runs):
+        def alternate(n, first, second):
+            """Runs the two sides, the first one first in even runs."""
+            if n % 2:
+                second()
+                first()
+            else:
+                first()
+                second()
+
+        fig = {k: [] for k in ("cp_a", "cp_al", "rollback", "uv_sync", "forward", "switch", "apply", "bare",
+                               "clone", "verify", "import", "plan_rss", "apply_rss", "rollback_rss")}
+        copy_dst, link_dst = work / "cp-a", work / "cp-al"
+
+        def side_cp_a():
             run(["sync"])
             s, _ = timed(["cp", "-a", live, copy_dst])
-            cp_s.append(s)
-            shutil.rmtree(copy_dst)
+            fig["cp_a"].append(s)
+
+        def side_cp_al():
             run(["sync"])
-            s, _ = timed([*su, "rollback", "--venv", live], env)
-            rollback_s.append(s)
+            s, _ = timed(["cp", "-al", live, link_dst])
+            fig["cp_al"].append(s)
+
+        def side_apply():
+            nonlocal new_gen
+            run(["sync"])
+            s, rss, out = timed_rss([*su, "apply", manifest, "--json"], env)
+            doc = json.loads(out[out.index("{"):])
+            new_gen = doc["generation"]["number"]
+            fig["apply"].append(s)
+            fig["apply_rss"].append(rss)
+            fig["clone"].append(doc["phases"]["clone"])
+
+        def side_bare():
+            run(["sync"])
+            start = time.monotonic()
+            for argv in bare_cmds:
+                run(argv)
+            fig["bare"].append(time.monotonic() - start)
+
+        def side_verify():
+            s, _ = timed([*su, "verify", verify_manifest], env)
+            fig["verify"].append(s)
+
+        def side_import():
+            s, _ = timed(bare_import)
+            fig["import"].append(s)
+
+        for n in range(args.runs):
+            alternate(n, side_cp_a, side_cp_al)
+            shutil.rmtree(copy_dst)
+            shutil.rmtree(link_dst)
+            run(["sync"])
+            s, rss, _ = timed_rss([*su, "rollback", "--venv", live], env)
+            fig["rollback"].append(s)
+            fig["rollback_rss"].append(rss)
             run(["sync"])
             s, _ = timed([*su, "rollback", "--venv", live, "--to", str(new_gen)], env)
-            forward_s.append(s)
+            fig["forward"].append(s)
             # From the old generation: stage (untimed), then the timed switch.
             run([*su, "rollback", "--venv", live], env)
             run([*su, "apply", manifest, "--stage"], env)
             run(["sync"])
             s, _ = timed([*su, "switch", "--venv", live], env)
-            switch_s.append(s)
-            # A whole apply from the old generation, and the same uv commands bare.
+            fig["switch"].append(s)
+            # A plan and a whole apply from the old generation, and the same uv commands bare;
+            # then the bare venv back to the old freeze by uv pip sync (rollback's baseline).
             run([*su, "rollback", "--venv", live], env)
+            _, rss, _ = timed_rss([*su, "plan", manifest], env)
+            fig["plan_rss"].append(rss)
+            alternate(n, side_apply, side_bare)
             run(["sync"])
-            s, out = timed([*su, "apply", manifest, "--json"], env)
-            apply_s.append(s)
-            new_gen = json.loads(out[out.index("{"):])["generation"]["number"]
-            run(reset_bare)
-            run(reset_bare_cli, ok=False)
-            run(["sync"])
-            start = time.monotonic()
-            for argv in bare_cmds:
-                run(argv)
-            bare_s.append(time.monotonic() - start)
-            print(f"run {n + 1}: cp -a {cp_s[-1]:.2f}s rollback {rollback_s[-1]:.3f}s forward {forward_s[-1]:.3f}s "
-                  f"switch {switch_s[-1]:.3f}s apply {apply_s[-1]:.2f}s bare uv {bare_s[-1]:.2f}s", flush=True)
+            s, _ = timed(sync_bare)
+            fig["uv_sync"].append(s)
+            alternate(n, side_verify, side_import)
+            print(f"run {n + 1}: " + " ".join(f"{k} {v[-1]:.3f}" for k, v in fig.items()), flush=True)
 
+        med = {k: statistics.median(v) for k, v in fig.items()}
         venv_kib = du_kib(live)
         all_kib = du_kib(live, state)
         gens = json.loads(run([*su, "history", "--venv", live, "--json"], env,
                               stderr=subprocess.DEVNULL))["generations"]
         entries = sum(1 for _ in live.rglob("*"))
+        ratios = {
+            "clone_vs_cp_a": med["clone"] / med["cp_a"], "clone_vs_cp_al": med["clone"] / med["cp_al"],
+            "rollback_vs_cp_a": med["rollback"] / med["cp_a"], "rollback_vs_uv_sync": med["rollback"] / med["uv_sync"],
+            "forward_vs_cp_a": med["forward"] / med["cp_a"], "switch_vs_cp_a": med["switch"] / med["cp_a"],
+            "apply_vs_bare_uv": med["apply"] / med["bare"], "verify_vs_import": med["verify"] / med["import"],
+        }
         print()
         print(f"venv: {entries} entries, {venv_kib / 1024:.0f} MiB; {args.runs} runs, medians")
-        print(f"  cp -a of the venv          {statistics.median(cp_s):8.3f} s   (baseline)")
-        for name, values, target in (("rollback", rollback_s, 0.02), ("roll forward", forward_s, 0.02),
-                                     ("switch (staged)", switch_s, 0.02)):
-            print(f"  {name:26s} {statistics.median(values):8.3f} s   {median_ratio(values, cp_s):.4f} x cp -a"
-                  f"   (target <= {target})")
-        print(f"  bare uv, 3 steps           {statistics.median(bare_s):8.3f} s   (baseline)")
-        print(f"  stackup apply, 3 steps     {statistics.median(apply_s):8.3f} s   "
-              f"{median_ratio(apply_s, bare_s):.2f} x bare uv   (target <= 1.15); overhead "
-              f"{statistics.median(apply_s) - statistics.median(bare_s):.2f} s")
+        print(f"  cp -a of the venv          {med['cp_a']:8.3f} s   (baseline)")
+        print(f"  cp -al of the venv         {med['cp_al']:8.3f} s   (baseline: the floor of a per-file method)")
+        print(f"  generation clone (apply)   {med['clone']:8.3f} s   {ratios['clone_vs_cp_a']:.3f} x cp -a, "
+              f"{ratios['clone_vs_cp_al']:.2f} x cp -al")
+        print(f"  uv pip sync, old freeze    {med['uv_sync']:8.3f} s   (baseline, warm cache)")
+        for name, key, value in (("rollback", "rollback", med["rollback"]), ("roll forward", "forward", med["forward"]),
+                                 ("switch (staged)", "switch", med["switch"])):
+            print(f"  {name:26s} {value:8.3f} s   {ratios[key + '_vs_cp_a']:.4f} x cp -a   (target <= 0.02)")
+        print(f"  rollback vs uv pip sync               {ratios['rollback_vs_uv_sync']:.3f} x")
+        print(f"  bare uv, 3 steps           {med['bare']:8.3f} s   (baseline)")
+        print(f"  stackup apply, 3 steps     {med['apply']:8.3f} s   {ratios['apply_vs_bare_uv']:.2f} x bare uv   "
+              f"(target <= 1.15); overhead {med['apply'] - med['bare']:.2f} s")
+        print(f"  bare import of 10 modules  {med['import']:8.3f} s   (baseline, bytecode present)")
+        print(f"  stackup verify, 10 expect. {med['verify']:8.3f} s   {ratios['verify_vs_import']:.2f} x   (target <= 1.3)")
+        print(f"  peak RSS: plan {med['plan_rss'] / 1024:.1f} MB, apply {med['apply_rss'] / 1024:.1f} MB, "
+              f"rollback {med['rollback_rss'] / 1024:.1f} MB   (target < 40 MB)")
         print(f"  disk: venv {venv_kib / 1024:.1f} MiB; venv + {len(gens)} generations "
               f"{all_kib / 1024:.1f} MiB (each inode once): the generations cost {(all_kib - venv_kib) / 1024:.1f} MiB")
+        if args.json:
+            Path(args.json).write_text(json.dumps({
+                "runs": args.runs, "entries": entries, "venv_mib": venv_kib / 1024, "medians": med,
+                "ratios": ratios, "all": fig, "generations_mib": (all_kib - venv_kib) / 1024}, indent=1))
     finally:
         if server:
             server.stop()

@@ -2,15 +2,16 @@
 """`stackup plan` network benchmark, run by hand (not by CTest); prints, asserts nothing.
 
 Serves 8 plain packages on 3 local indexes (one manifest step per index, as in
-tests/integration/test_plan_network.py), delays every page 400 ms, runs `stackup plan` 3
-times and prints the median wall time, the sequential floor (the page requests the server
-logged for one plan x 0.4 s) and median/floor: far below 1 means the pages are fetched
+tests/integration/test_plan_network.py), delays every page 400 ms, runs `stackup plan`
+--runs times (default 5) and prints the median wall time, the sequential floor (the page
+requests the server logged for one plan x 0.4 s) and median/floor: far below 1 means the pages are fetched
 concurrently. One plan with no delay is timed first as a baseline (its fixed cost, e.g. probing the
 venv, is in the median too), and median - baseline is printed in units of the delay.
 
-    python3 tests/bench/plan_bench.py --stackup build/stackup --uv .tools/venv/bin/uv
+    python3 tests/bench/plan_bench.py --stackup build/stackup --uv .tools/venv/bin/uv [--runs 5] [--json F]
 """
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -22,13 +23,14 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(REPO / "tests" / "integration"), str(REPO / "tests" / "support")]
 
 DELAY_MS = 400
-RUNS = 3
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--stackup", default="build/stackup", help="the stackup binary")
     ap.add_argument("--uv", default=".tools/venv/bin/uv", help="the uv binary")
+    ap.add_argument("--runs", type=int, default=5, help="delayed plans; the median is reported")
+    ap.add_argument("--json", default=None, help="also write the figures to this file")
     args = ap.parse_args()
     os.environ["STACKUP_BIN"] = os.path.abspath(args.stackup)
     os.environ["STACKUP_UV"] = os.path.abspath(args.uv)
@@ -55,7 +57,7 @@ def main():
         base_s, base_n = plan()
         print(f"baseline (no delay): {base_s:.3f} s, {base_n} page requests")
         server.rules.set([{"prefix": f"/{index}/", "delay_ms": DELAY_MS} for index in net.INDEXES])
-        runs = [plan() for _ in range(RUNS)]
+        runs = [plan() for _ in range(args.runs)]
         server.rules.clear()
         times = [s for s, _ in runs]
         requests = runs[0][1]
@@ -67,6 +69,10 @@ def main():
         print(f"median/floor: {median / floor:.3f}")
         print(f"added by the delay (median - baseline): {median - base_s:.3f} s "
               f"= {(median - base_s) / (DELAY_MS / 1000.0):.2f} x {DELAY_MS} ms")
+        if args.json:
+            Path(args.json).write_text(json.dumps({
+                "runs": args.runs, "delay_ms": DELAY_MS, "requests": requests, "baseline_s": base_s,
+                "median_s": median, "floor_s": floor, "ratio_to_floor": median / floor, "all": times}, indent=1))
     finally:
         t.close()
         shutil.rmtree(t.tmp, ignore_errors=True)

@@ -48,13 +48,10 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
-from benchlib import failed, run, timed
+from benchlib import run, timed, timed_rss
 
 REPO = Path(__file__).resolve().parents[2]
 ENV_INDEX = "STACKUP_REAL_INDEX"
@@ -82,39 +79,6 @@ SMALL_STEPS = [
     ("packaging-six", ["packaging==24.1", "six==1.16.0"], {"packaging": None, "six": None}),
     ("typing-extensions", ["typing-extensions==4.12.2"], {"typing-extensions": "typing_extensions"}),
 ]
-
-
-def _poll_hwm(pid, box, done):
-    path = f"/proc/{pid}/status"
-    while True:
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError:
-            return
-        at = data.find(b"VmHWM:")
-        if at < 0:   # a zombie: its memory is gone
-            return
-        box[0] = int(data[at + 6:data.index(b"kB", at)])
-        if done.wait(0.005):
-            return
-
-
-def timed_rss(argv, env=None):
-    """(seconds, peak RSS of the process itself in KiB, stdout): stderr apart, so --json parses."""
-    box, done = [0], threading.Event()
-    start = time.monotonic()
-    proc = subprocess.Popen([str(a) for a in argv], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    poller = threading.Thread(target=_poll_hwm, args=(proc.pid, box, done), daemon=True)
-    poller.start()
-    out, err = proc.communicate()
-    elapsed = time.monotonic() - start
-    done.set()
-    poller.join()
-    if proc.returncode != 0:
-        failed(argv, proc.returncode, f"{err[-4000:]}\n{out[-4000:]}")
-    return elapsed, box[0], out
 
 
 def json_doc(out):
