@@ -10,21 +10,27 @@ namespace stackup::txn {
 std::vector<std::string> prune(snapshot::Store& store, const std::filesystem::path& state_dir,
                                const std::filesystem::path& venv, int keep, const std::string& keep_id,
                                bool later) {
-    // Never the live generation, nor what an interrupted run or a staged generation needs.
-    // The ones an interrupted run needs are kept aside; the live and staged ones count as kept.
+    // Never the live generation: for an apply, `keep_id` (the one it made) and the one that was
+    // built from, which the apply names as its undo target. Nor what an interrupted run or a staged
+    // generation needs: the ones an interrupted run needs are kept aside; the others count as kept.
     std::set<std::string> needed;
-    std::set<std::string> kept_anyway{keep_id};
+    std::set<std::string> kept_anyway;
     try {
+        if (keep_id.empty()) {
+            if (auto live = store.live(venv)) {
+                kept_anyway.insert(live->id);
+            }
+        } else {
+            kept_anyway.insert(keep_id);
+            if (auto made = store.find(keep_id)) {
+                kept_anyway.insert(made->parent);
+            }
+        }
         if (auto open = open_transaction(state_dir)) {
             needed.insert({open->snapshot_id, open->generation});
         }
         if (auto staged = staged_generation(state_dir)) {
             kept_anyway.insert({staged->base_id, staged->generation_id});
-        }
-        if (keep_id.empty()) {
-            if (auto live = store.live(venv)) {
-                kept_anyway.insert(live->id);
-            }
         }
     } catch (const std::exception& e) {
         base::log::warn(std::string("not pruning: ") + e.what());
