@@ -29,7 +29,7 @@ def machine_facts(uv, stackup):
     mem = next((line.split()[1] for line in pathlib.Path("/proc/meminfo").read_text().splitlines()
                 if line.startswith("MemTotal:")), "0")
     tmp = os.environ.get("TMPDIR", "/tmp")
-    fs = sh(["df", "-T", "--output=fstype", tmp]).splitlines()[-1:] or ["?"]
+    fs = sh(["df", "--output=fstype", tmp]).splitlines()[-1:] or ["?"]
     return [
         ("date", datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
         ("cpu", f"{os.cpu_count()} x {cpu}"),
@@ -49,9 +49,9 @@ def rows(gen, plan):
     return [
         # figure, measured, baseline, ratio, target, met
         ("generation clone (apply's `clone`)", f"{m['clone']:.3f} s", f"cp -a {m['cp_a']:.3f} s",
-         f"{r['clone_vs_cp_a']:.3f}", "<= 0.05", r["clone_vs_cp_a"] <= 0.05),
-        ("generation clone", f"{m['clone']:.3f} s", f"cp -al {m['cp_al']:.3f} s",
-         f"{r['clone_vs_cp_al']:.2f}", "(floor)", None),
+         f"{r['clone_vs_cp_a']:.3f}", "(none)", None),
+        ("generation clone", f"{m['clone']:.3f} s", f"cp -al {m['cp_al']:.3f} s (a per-file method's floor)",
+         f"{r['clone_vs_cp_al']:.2f}", "(none)", None),
         ("rollback", f"{m['rollback']:.3f} s", f"cp -a {m['cp_a']:.3f} s",
          f"{r['rollback_vs_cp_a']:.4f}", "<= 0.02", r["rollback_vs_cp_a"] <= 0.02),
         ("rollback", f"{m['rollback']:.3f} s", f"uv pip sync (warm) {m['uv_sync']:.3f} s",
