@@ -110,8 +110,14 @@ PlannedPackage plan_package(const Context& c, std::size_t s, std::size_t j) {
             continue;
         }
         if (page->outcome != base::HttpOutcome::ok && page->outcome != base::HttpOutcome::not_found) {
-            // uv would stop here too: an index that fails is not "not there".
-            out.problem = "index '" + index_name + "' did not answer for " + out.name + ": " + page->error;
+            // uv would stop here too: an index that fails is not "not there". One that answered
+            // with something that is not a page (truncated, another type) is told apart.
+            const bool answered =
+                page->outcome == base::HttpOutcome::fatal && page->status >= 200 && page->status < 300;
+            out.problem = "index '" + index_name + "' " +
+                          (answered ? "answered for " + out.name + " with no page stackup can read: "
+                                    : "did not answer for " + out.name + ": ") +
+                          page->error;
             return out;
         }
         if (page->outcome == base::HttpOutcome::not_found) {

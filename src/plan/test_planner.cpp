@@ -149,4 +149,23 @@ TEST_SUITE("plan") {
         auto elsewhere = plan::make_plan(m, cp311(), pages);
         CHECK(elsewhere.problems[0].find("it is on 'sglang'") != std::string::npos);
     }
+
+    TEST_CASE("an index that failed, and one that answered with no readable page, are told apart") {
+        auto m = two_indexes();
+        m.steps[0].packages = {*pep::parse_requirement("torch")};
+        auto failed = page("pytorch", "torch", {}, base::HttpOutcome::transient_exhausted);
+        failed.status = 200;  // the headers came, then the connection was reset
+        failed.error = "u: Connection reset by peer (gave up after 3 tries)";
+        auto plan = plan::make_plan(m, cp311(), {failed});
+        REQUIRE(plan.problems.size() == 1);
+        CHECK(plan.problems[0].find("index 'pytorch' did not answer for torch: u: Connection reset") !=
+              std::string::npos);
+        auto truncated = page("pytorch", "torch", {}, base::HttpOutcome::fatal);
+        truncated.status = 200;
+        truncated.error = "u: malformed JSON page";
+        plan = plan::make_plan(m, cp311(), {truncated});
+        REQUIRE(plan.problems.size() == 1);
+        CHECK(plan.problems[0].find("index 'pytorch' answered for torch with no page stackup can read: u: malformed") !=
+              std::string::npos);
+    }
 }

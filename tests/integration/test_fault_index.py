@@ -96,10 +96,11 @@ def scenario(t):
     manifest = t.manifest(doc)
     before = t.tree(venv)
 
-    refused(t, server, manifest, venv, before, {"prefix": PAGE, "reset_at": 200}, "torch", "reset")
-    refused(t, server, manifest, venv, before, {"prefix": PAGE, "truncate_at": 300}, "torch", "json")
+    refused(t, server, manifest, venv, before, {"prefix": PAGE, "reset_at": 200}, "did not answer for torch", "reset")
+    refused(t, server, manifest, venv, before, {"prefix": PAGE, "truncate_at": 300},
+            "answered for torch with no page stackup can read", "json")
     refused(t, server, manifest, venv, before, {"prefix": PAGE, "content_type": "application/octet-stream"},
-            "torch", "content type", "application/octet-stream")
+            "answered for torch with no page stackup can read", "content type", "application/octet-stream")
     refused(t, server, manifest, venv, before, {"prefix": PAGE, "pad_bytes": 50 * 1000 * 1000},
             "torch", "too large", "50")
     refused(t, server, manifest, venv, before, {"prefix": PAGE, "trickle_bps": 1}, "torch", "too slow")
