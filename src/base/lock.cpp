@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -74,7 +75,13 @@ std::optional<LockHolder> parse_holder(const std::string& line) {
     if (!std::regex_match(line, m, pattern)) {
         return std::nullopt;
     }
-    return LockHolder{std::stol(m[1].str()), m[2].str(), m[3].str(), m[4].str(), line};
+    long pid = 0;
+    const std::string digits = m[1].str();
+    // from_chars, not stol: a pid too big for a long is a foreign line, not an exception.
+    if (std::from_chars(digits.data(), digits.data() + digits.size(), pid).ec != std::errc()) {
+        return std::nullopt;
+    }
+    return LockHolder{pid, m[2].str(), m[3].str(), m[4].str(), line};
 }
 
 Liveness liveness_of(const LockHolder& holder) {

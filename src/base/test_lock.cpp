@@ -43,6 +43,8 @@ TEST_SUITE("base") {
         CHECK(h->since == "2026-12-02T16:05:01Z");
         CHECK_FALSE(stackup::base::parse_holder(""));
         CHECK_FALSE(stackup::base::parse_holder("locked by somebody"));
+        // A pid too big for a long (found by fuzz_tool_output: std::stol threw out_of_range).
+        CHECK_FALSE(stackup::base::parse_holder("pid 4222222222222222222222222 on h, running 'x' since 0Z"));
     }
 
     TEST_CASE("liveness: our own pid runs, a reaped child does not, another host is unknown") {

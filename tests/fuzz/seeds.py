@@ -12,12 +12,13 @@ import argparse
 import hashlib
 import json
 import pathlib
+import re
 
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 
 TARGETS = ["version", "specifier", "requirement", "wheel", "manifest", "page_html", "page_json",
-           "uv_summary", "journal", "snapshot_index", "saved_plan"]
+           "uv_summary", "journal", "snapshot_index", "saved_plan", "url", "tool_output"]
 
 
 def unescape(text):
@@ -73,6 +74,31 @@ def uv_samples():
     ]
 
 
+def url_samples(pages):
+    """Manifest-style index URLs, with and without credentials, and hrefs from the stored pages."""
+    urls = ["https://download.example/whl/nightly/cu130", "https://user:p%40ss@mirror.example:8443/simple/",
+            "http://127.0.0.1:9/cu130/torch/", "file:///srv/wheels/", "https://tok@host/x?q=1#frag",
+            "https://[::1]:8080/simple/", "HTTPS://Host.Example/Simple"]
+    hrefs = []
+    for page in pages[:6]:
+        hrefs += re.findall(rb'href="([^"]{1,300})"', page)[:20]
+    return [u.encode() + b"\n" + h for u in urls[:3] for h in hrefs[:40]] + [u.encode() for u in urls]
+
+
+def tool_samples():
+    return [
+        "580.159.04\n", "580.65.06\n580.65.06\n",
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver",
+        "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (nixbld@)  \n"
+        "GCC version:  gcc version 15.3.0 (GCC) \n",
+        "nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2025 NVIDIA Corporation\n"
+        "Built on Wed_Aug_20_01:58:59_PM_PDT_2025\nCuda compilation tools, release 13.0, V13.0.88\n"
+        "Build cuda_13.0.r13.0/compiler.36424714_0\n",
+        "glibc 2.36", "musl 1.2",
+        "pid 4242 on gpu-07, running 'stackup apply m.yaml' since 2026-12-04T10:00:00Z",
+    ]
+
+
 def write(out, target, items):
     folder = out / target
     folder.mkdir(parents=True, exist_ok=True)
@@ -121,6 +147,8 @@ def main():
         "journal": write(args.out, "journal", journal_samples()),
         "snapshot_index": write(args.out, "snapshot_index", snapshot_index_samples()),
         "saved_plan": write(args.out, "saved_plan", plans),
+        "url": write(args.out, "url", url_samples(pages.get(".html", []))),
+        "tool_output": write(args.out, "tool_output", tool_samples()),
     }
     assert set(counts) == set(TARGETS)
     for target, count in counts.items():
