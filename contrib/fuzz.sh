@@ -53,11 +53,11 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 cmake --build "$build" --target $(for t in $run; do echo "stackup_fuzz_$t"; done)
 
+python3 tests/fuzz/seeds.py "$build/seeds" >/dev/null
 status=0
 for target in $run; do
   corpus="$build/corpus/$target" artifacts="$build/artifacts/$target/"
   mkdir -p "$corpus" "$artifacts"
-  python3 tests/fuzz/seeds.py "$build/seeds" >/dev/null
   cp -n "$build/seeds/$target"/* "$corpus"/ 2>/dev/null || true
   log="$build/$target.log"
   echo "fuzz.sh: $target for ${seconds}s (corpus $corpus, log $log)"

@@ -97,10 +97,6 @@ std::optional<std::string> process_env(const std::string& name) {
     return value ? std::optional<std::string>(value) : std::nullopt;
 }
 
-SourceLocation location_of(const Reader& reader, const YAML::Mark& mark) {
-    return SourceLocation{reader.file(), mark.line + 1, mark.column + 1};
-}
-
 // Where each document the parser reads starts; nothing else.
 class DocumentStarts : public YAML::EventHandler {
 public:
@@ -134,9 +130,9 @@ void check_single_document(const Reader& reader, const std::string& text) {
         std::string at = second.pos >= 0 && static_cast<std::size_t>(second.pos) < text.size()
                              ? std::string(1, text[static_cast<std::size_t>(second.pos)])
                              : std::string();
-        reader.fail(location_of(reader, second), "invalid YAML: unexpected '" + at + "'");
+        reader.fail(reader.at(second), "invalid YAML: unexpected '" + at + "'");
     }
-    reader.fail(location_of(reader, second), "a manifest is a single YAML document; this is a second one");
+    reader.fail(reader.at(second), "a manifest is a single YAML document; this is a second one");
 }
 
 YAML::Node load_document(const Reader& reader, const std::string& text) {
@@ -145,7 +141,7 @@ YAML::Node load_document(const Reader& reader, const std::string& text) {
         check_single_document(reader, text);
         doc = YAML::Load(text);
     } catch (const YAML::Exception& e) {
-        reader.fail(location_of(reader, e.mark), "invalid YAML: " + e.msg);
+        reader.fail(reader.at(e.mark), "invalid YAML: " + e.msg);
     }
     if (doc.IsNull()) {
         reader.fail(SourceLocation{reader.file(), 1, 1}, "the manifest is empty (expected 'version: 1' and 'steps')");
@@ -386,7 +382,7 @@ Manifest parse(const std::string& text, const std::string& file, const ParseOpti
         return m;
     } catch (const YAML::Exception& e) {
         // Not expected once the document is loaded; still a manifest error, never a crash.
-        reader.fail(SourceLocation{file, e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg);
+        reader.fail(reader.at(e.mark), "invalid YAML: " + e.msg);
     }
 }
 

@@ -13,6 +13,10 @@ SourceLocation Reader::at(const YAML::Node& node) const {
     if (mark.is_null()) {
         return SourceLocation{file_, 1, 1};
     }
+    return at(mark);
+}
+
+SourceLocation Reader::at(const YAML::Mark& mark) const {
     return SourceLocation{file_, mark.line + 1, mark.column + 1};
 }
 

@@ -20,6 +20,7 @@ public:
 
     const std::string& file() const { return file_; }
     SourceLocation at(const YAML::Node& node) const;
+    SourceLocation at(const YAML::Mark& mark) const;
     [[noreturn]] void fail(const SourceLocation& where, std::string message) const;
     [[noreturn]] void fail(const YAML::Node& node, std::string message) const;
 

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 
 #include "base/error.hpp"
 
@@ -15,6 +16,16 @@ namespace stackup::fuzz {
 
 inline std::string_view text_of(const std::uint8_t* data, std::size_t size) {
     return {reinterpret_cast<const char*>(data), size};
+}
+
+// "<first line>\n<the rest>" as the two inputs of a target that takes two; the rest is empty
+// when there is no newline.
+inline std::pair<std::string_view, std::string_view> first_line_and_rest(std::string_view text) {
+    auto newline = text.find('\n');
+    if (newline == std::string_view::npos) {
+        return {text, {}};
+    }
+    return {text.substr(0, newline), text.substr(newline + 1)};
 }
 
 // Runs `parse`, swallowing the refusals its contract allows.

@@ -5,10 +5,7 @@
 
 STACKUP_FUZZ_TARGET {
     using namespace stackup::pep;
-    auto text = stackup::fuzz::text_of(data, size);
-    auto newline = text.find('\n');
-    auto spec_text = text.substr(0, newline);
-    auto version_text = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
+    auto [spec_text, version_text] = stackup::fuzz::first_line_and_rest(stackup::fuzz::text_of(data, size));
     std::string error;
     auto set = SpecifierSet::parse(spec_text, &error);
     if (!set) {

@@ -6,9 +6,7 @@
 STACKUP_FUZZ_TARGET {
     using namespace stackup::base;
     auto text = stackup::fuzz::text_of(data, size);
-    auto newline = text.find('\n');
-    auto url_text = text.substr(0, newline);
-    auto href = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
+    auto [url_text, href] = stackup::fuzz::first_line_and_rest(text);
     UrlError why{};
     auto url = parse_url(url_text, &why);
     if (url) {

@@ -8,8 +8,13 @@ STACKUP_FUZZ_TARGET {
     auto whole = parse_uv_output(text);
     UvSummary merged;
     merged.merge(whole);
+    // Every change is found by its name, and an added one wins over a removed one.
     for (const auto& change : whole.changes) {
-        stackup::fuzz::check(whole.change_of(change.name) != nullptr || !change.name.empty());
+        const PackageChange* found = whole.change_of(change.name);
+        stackup::fuzz::check(found != nullptr && found->name == change.name);
+        if (change.kind != PackageChange::Kind::removed) {
+            stackup::fuzz::check(found->kind != PackageChange::Kind::removed);
+        }
     }
     return 0;
 }

@@ -37,24 +37,20 @@ def timed(t, *args):
 
 def refused(t, server, manifest, venv, before, rule, *words):
     """plan and apply, run together under `rule`: both exit 3 naming the index and `words`."""
-    server.rules.set([rule])
-    try:
-        with open(t.tmp / "plan.out", "w+") as out:
-            plan = subprocess.Popen([str(a) for a in [harness.find_stackup(), "plan", manifest, "--no-cache",
-                                                      "--state-dir", t.state_dir]],
-                                    stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                    env=harness.child_env())
-            apply = timed(t, "apply", manifest)
-            try:
-                plan.wait(timeout=HANG_GUARD_S)
-            except subprocess.TimeoutExpired:
-                plan.kill()
-                plan.wait()
-                raise AssertionError(f"plan still ran after {HANG_GUARD_S} s under {rule}") from None
-            out.seek(0)
-            plan_text = out.read()
-    finally:
-        server.rules.clear()
+    with server.rules.applied([rule]), open(t.tmp / "plan.out", "w+") as out:
+        plan = subprocess.Popen([str(a) for a in [harness.find_stackup(), "plan", manifest, "--no-cache",
+                                                  "--state-dir", t.state_dir]],
+                                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                env=harness.child_env())
+        apply = timed(t, "apply", manifest)
+        try:
+            plan.wait(timeout=HANG_GUARD_S)
+        except subprocess.TimeoutExpired:
+            plan.kill()
+            plan.wait()
+            raise AssertionError(f"plan still ran after {HANG_GUARD_S} s under {rule}") from None
+        out.seek(0)
+        plan_text = out.read()
     print(f"--- plan under {rule} (rc={plan.returncode})\n{plan_text}", flush=True)
     check(plan.returncode == 3, f"plan under {rule}: expected exit 3, got {plan.returncode}")
     missing = [w for w in ("'pytorch'", *words) if w.lower() not in plan_text.lower()]
@@ -67,18 +63,14 @@ def refused(t, server, manifest, venv, before, rule, *words):
 def followed(t, server, venv, before, status):
     """The index root answers `status` to another path: plan and apply follow it and succeed."""
     doc = t.upgrade_doc(server, venv)
-    doc["snapshot"] = {"keep": 10}
     doc["indexes"]["pytorch"] = server.url(f"moved-{status}")
     manifest = t.manifest(doc, f"moved-{status}.yaml")
-    server.rules.set([{"prefix": f"/moved-{status}/", "redirect": status, "to": "/cu130/"}])
-    try:
+    with server.rules.applied([{"prefix": f"/moved-{status}/", "redirect": status, "to": "/cu130/"}]):
         plan = timed(t, "plan", manifest)
         check_rc(plan, 0)
         check_says(plan, wheels.TORCH_CU130)
         apply = timed(t, "apply", manifest)
         check_rc(apply, 0)
-    finally:
-        server.rules.clear()
     check((f"/moved-{status}/torch/", status) in server.answers(f"/moved-{status}/"),
           f"/moved-{status}/torch/ was never answered {status}: {server.answers(f'/moved-{status}/')}")
     check_module(t.module(venv, "torch"), wheels.TORCH_CU130, "13.0")
@@ -92,7 +84,6 @@ def scenario(t):
     server = t.serve(root)
     venv = t.cu128_venv(server)
     doc = t.upgrade_doc(server, venv)
-    doc["snapshot"] = {"keep": 10}   # every apply below is rolled back to the first generation
     manifest = t.manifest(doc)
     before = t.tree(venv)
 
@@ -109,20 +100,15 @@ def scenario(t):
 
     # 429 once, with a short Retry-After, then the page: waited for and read.
     asked = len(server.requests(PAGE))
-    server.rules.set([{"prefix": PAGE, "status": 429, "retry_after": 1, "times": 1}])
-    try:
+    once_429 = [{"prefix": PAGE, "status": 429, "retry_after": 1, "times": 1}]
+    with server.rules.applied(once_429):
         plan = timed(t, "plan", manifest)
-    finally:
-        server.rules.clear()
     check_rc(plan, 0)
     check_says(plan, wheels.TORCH_CU130)
     check(len(server.requests(PAGE)) - asked == 2, f"{PAGE} asked {len(server.requests(PAGE)) - asked} times, "
                                                    "expected 2 (429, then 200)", plan)
-    server.rules.set([{"prefix": PAGE, "status": 429, "retry_after": 1, "times": 1}])
-    try:
+    with server.rules.applied(once_429):
         apply = timed(t, "apply", manifest)
-    finally:
-        server.rules.clear()
     check_rc(apply, 0)
     check(("/cu130/torch/", 429) in server.answers(PAGE), "the apply's first request was not answered 429")
     check_module(t.module(venv, "torch"), wheels.TORCH_CU130, "13.0")

@@ -77,11 +77,8 @@ def scenario(t):
 
     # (d) a page that never answers: the per-attempt timeout turns it into a failure.
     page = "/alpha/netpkg-a3/"
-    server.rules.set([{"prefix": page, "hang": True}])
-    try:
+    with server.rules.applied([{"prefix": page, "hang": True}]):
         r = t.stackup("--http-timeout", "2", "plan", manifest)
-    finally:
-        server.rules.clear()          # also releases the hung requests
     check_rc(r, 3)
     check_says(r, "netpkg-a3")
 

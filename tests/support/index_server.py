@@ -38,6 +38,7 @@ the port as the first line of stdout and serves until killed.
 """
 import argparse
 import base64
+import contextlib
 import hashlib
 import html
 import json
@@ -101,6 +102,15 @@ class Rules:
 
     def clear(self):
         self.set([])
+
+    @contextlib.contextmanager
+    def applied(self, rules):
+        """`rules` for the time of a with block, then none (which also releases hung requests)."""
+        self.set(rules)
+        try:
+            yield
+        finally:
+            self.clear()
 
     def snapshot(self):
         with self._lock:
