@@ -116,6 +116,11 @@ TEST_SUITE("base") {
         CHECK(why("https://user@/x") == base::UrlError::no_host);
         CHECK(why("https://host:99999/") == base::UrlError::malformed);
         CHECK(why("https://h/x y") == base::UrlError::malformed);
+        // A NUL is no part of a URL: libcurl, reading a C string, parsed "http://1Hh/" out of this
+        // and took the text after the NUL for none of it (found by fuzz_url).
+        using namespace std::string_view_literals;
+        CHECK(why("http://1Hh\0\0@host/x"sv) == base::UrlError::malformed);
+        CHECK_FALSE(base::resolve("https://host/simple/", "a\0b.whl"sv));
     }
 
     TEST_CASE("percent_decode") {

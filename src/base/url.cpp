@@ -100,6 +100,9 @@ CurlUrl parse_handle(std::string_view text, unsigned flags, UrlError* why) {
     if (colon == 0 || text.substr(colon, 3) != "://") {
         return fail(UrlError::not_absolute);
     }
+    if (text.find('\0') != std::string_view::npos) {
+        return fail(UrlError::malformed);  // libcurl reads a C string: it would take the part before the NUL
+    }
     std::size_t begin = colon + 3;
     std::string_view authority = text.substr(begin, text.find_first_of("/?#", begin) - begin);
     if (!is_file_scheme(text.substr(0, colon)) && (authority.empty() || authority.back() == '@')) {
@@ -173,6 +176,9 @@ std::optional<Url> resolve(std::string_view base, std::string_view href) {
         return std::nullopt;
     }
     href = trim(href);
+    if (href.find('\0') != std::string_view::npos) {
+        return std::nullopt;  // libcurl would resolve only the part before the NUL
+    }
     if (scheme_length(href) != 0) {  // absolute: "http:g" (no "//") is refused, as curl refuses it
         auto absolute = parse_handle(href, CURLU_URLENCODE, nullptr);
         if (!absolute || !is_fetchable(part(absolute.get(), CURLUPART_SCHEME))) {
