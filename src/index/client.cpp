@@ -112,11 +112,13 @@ std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, c
         } else if (response.ok()) {
             if (read_into(page, response.body, response.content_type, base_of(response.final_url, url))) {
                 cache.store(url, response, std::time(nullptr));
+                // Read and kept: the text goes before the page's files are picked from, not
+                // when every page has come. (Not `body = std::string()`: libstdc++ moves an
+                // empty string in by copying its nothing into the buffer it keeps.)
+                std::string().swap(response.body);
                 done(page);
             }
         }
-        // Read: the text goes now, not when every page has come. (Not `body = std::string()`:
-        // libstdc++ moves an empty string in by copying its nothing into the buffer it keeps.)
         std::string().swap(response.body);
         stored[i].reset();
     };

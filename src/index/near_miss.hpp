@@ -14,9 +14,15 @@ namespace stackup::index::detail {
 struct Wheel {
     const IndexFile* file;
     // Shared: each filter step copies the wheels it keeps, and a page lists 15,000 of them
-    // (its parsed name, with its tag set, copied five times was most of a plan's memory).
+    // (its parsed name copied five times was most of a plan's memory). Its `tags` are empty
+    // until with_tags: 15,000 expanded tag sets cost 6 MB, and only the few wheels of the
+    // newest fitting release, or a near miss, need them.
     std::shared_ptr<const pep::WheelFilename> name;
 };
+
+// The wheel with its tag set, parsed again from its file name.
+Wheel with_tags(const Wheel& w);
+std::vector<Wheel> with_tags(const std::vector<Wheel>& wheels);
 
 struct Sdist {
     const IndexFile* file;

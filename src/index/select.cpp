@@ -33,6 +33,20 @@ bool python_allows(const IndexFile& f, const pep::Version& python) {
     return !spec || spec->contains(python, pep::Prereleases::allow);  // unreadable: let uv judge
 }
 
+Wheel with_tags(const Wheel& w) {
+    auto name = pep::parse_wheel_filename(w.file->filename);  // parsed once already: it reads
+    return {w.file, name ? std::make_shared<const pep::WheelFilename>(std::move(*name)) : w.name};
+}
+
+std::vector<Wheel> with_tags(const std::vector<Wheel>& wheels) {
+    std::vector<Wheel> out;
+    out.reserve(wheels.size());
+    for (const auto& w : wheels) {
+        out.push_back(with_tags(w));
+    }
+    return out;
+}
+
 }  // namespace detail
 
 namespace {
@@ -51,6 +65,7 @@ Page collect(const std::vector<IndexFile>& files, const std::string& name) {
     Page page{name, {}, {}};
     for (const auto& f : files) {
         if (auto w = pep::parse_wheel_filename(f.filename); w && w->name == name) {
+            std::set<pep::Tag>().swap(w->tags);  // with_tags brings them back where needed
             page.wheels.push_back({&f, std::make_shared<const pep::WheelFilename>(std::move(*w))});
         } else if (auto s = pep::parse_sdist_filename(f.filename); s && s->name == name) {
             page.sdists.push_back({&f, s->version});
@@ -120,15 +135,24 @@ bool beats(const Wheel& w, std::size_t rank, const Choice& best) {
     return rank != best.rank ? rank < best.rank : w.name->build > best.wheel.build;
 }
 
+// Newest version first: the tags of a release are read only while no newer one had a wheel
+// that fits (the first that does wins, whatever the older releases' tags).
 std::optional<Best> best_by_tag(const std::vector<Wheel>& wheels, const pep::TagRanking& tags) {
-    std::optional<Best> best;
+    std::vector<const Wheel*> newest_first;
     for (const auto& w : wheels) {
-        auto rank = tags.rank(w.name->tags);
-        if (!rank) {
-            continue;
+        newest_first.push_back(&w);
+    }
+    std::stable_sort(newest_first.begin(), newest_first.end(),
+                     [](const Wheel* a, const Wheel* b) { return a->name->version > b->name->version; });
+    std::optional<Best> best;
+    for (const Wheel* w : newest_first) {
+        if (best && w->name->version != best->choice.wheel.version) {
+            break;
         }
-        if (!best || beats(w, *rank, best->choice)) {
-            best = Best{Choice{*w.file, *w.name, *rank, {}}, &w};
+        const Wheel tagged = detail::with_tags(*w);
+        auto rank = tags.rank(tagged.name->tags);
+        if (rank && (!best || beats(tagged, *rank, best->choice))) {
+            best = Best{Choice{*w->file, *tagged.name, *rank, {}}, w};
         }
     }
     return best;
@@ -158,7 +182,7 @@ Selection select_wheel(const std::vector<IndexFile>& files, const SelectRequest&
     }
     auto best = best_by_tag(for_python.kept, tags);
     if (!best) {
-        return none(detail::no_tag_why(page.name, for_python.kept, req, tags));
+        return none(detail::no_tag_why(page.name, detail::with_tags(for_python.kept), req, tags));
     }
     best->choice.warnings = detail::warnings_of(page, req, *best->wheel, for_python.kept, matching.kept);
     return {std::move(best->choice), ""};

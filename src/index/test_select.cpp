@@ -201,6 +201,24 @@ TEST_SUITE("index") {
         CHECK(src.why_none == "other has only source distributions here, no wheels (1.0); stackup installs wheels only");
     }
 
+    TEST_CASE("tags are read newest release first: the newest release with a fitting wheel wins, its best tag") {
+        // 3.0 fits nothing here; 2.0 fits twice (the better tag wins, and the chosen wheel carries
+        // its tags); 1.0's better tag never matters, and equal versions keep page order.
+        auto r = select_on(files_of({"pkg-1.0-cp311-cp311-manylinux_2_28_x86_64.whl", "pkg-3.0-cp311-cp311-win_amd64.whl",
+                                     "pkg-2.0-py3-none-any.whl", "pkg-2.0-cp311-cp311-manylinux_2_17_x86_64.whl",
+                                     "pkg-2.0.0-cp311-cp311-manylinux_2_17_x86_64.whl"}),
+                           "pkg", Host{});
+        REQUIRE(r.chosen);
+        CHECK(r.chosen->file.filename == "pkg-2.0-cp311-cp311-manylinux_2_17_x86_64.whl");
+        CHECK(r.chosen->wheel.tags.size() == 1);
+        CHECK(r.chosen->wheel.tags.begin()->platform == "manylinux_2_17_x86_64");
+        // Nothing fits at all: the near miss still sees every release's tags.
+        auto none = select_on(files_of({"pkg-3.0-cp311-cp311-win_amd64.whl", "pkg-2.0-cp311-cp311-macosx_11_0_arm64.whl"}),
+                              "pkg", Host{});
+        CHECK_FALSE(none.chosen);
+        CHECK(none.why_none.find("win_amd64") != std::string::npos);
+    }
+
     TEST_CASE("yanked (PEP 592): a range whose only matches are yanked names the yank and its reason") {
         check_misses({
             {"one yanked match, with its reason",
