@@ -107,7 +107,7 @@ TEST_SUITE("base") {
             CHECK_FALSE(base::parse_url(text, &e));
             return e;
         };
-        CHECK(why("pypi.org/simple") == base::UrlError::not_absolute);
+        CHECK(why("pypi.example/simple") == base::UrlError::not_absolute);
         CHECK(why("https:h/x") == base::UrlError::not_absolute);
         CHECK(why("https:/h/x") == base::UrlError::not_absolute);
         CHECK(why("/simple/") == base::UrlError::not_absolute);

@@ -28,7 +28,7 @@ struct Url {
 };
 
 enum class UrlError {
-    not_absolute,  // no "scheme://": a relative reference, "pypi.org/simple", "https:host"
+    not_absolute,  // no "scheme://": a relative reference, "pypi.example/simple", "https:host"
     no_host,       // "https:///simple", "https://user@/x" (file: URLs need none)
     malformed,     // libcurl refused it: a bad port or host name, a space, ...
 };

@@ -176,7 +176,7 @@ TEST_SUITE("manifest") {
     }
 
     TEST_CASE("no venv is an error unless --venv gives one") {
-        const std::string text = "version: 1\nindexes: {pypi: 'https://pypi.org/simple'}\n"
+        const std::string text = "version: 1\nindexes: {pypi: 'https://pypi.example/simple'}\n"
                                  "steps: [{name: a, index: pypi, packages: [six]}]\n";
         check_failure(text, 1, 1, "no venv: set 'venv' in the manifest or pass --venv");
         m::ParseOptions o = options();
@@ -268,7 +268,7 @@ TEST_SUITE("manifest") {
                       "index 'pypi' has scheme 'ftp' (expected http, https or file)");
         Failure f = parse_failure("version: 1\nvenv: /x\nindexes:\n  pypi: ftp://user:secret@host/simple\n");
         CHECK(f.message.find("secret") == std::string::npos);
-        check_failure("version: 1\nvenv: /x\nindexes:\n  pypi: pypi.org/simple\n", 4, 9, "index 'pypi' is not a URL");
+        check_failure("version: 1\nvenv: /x\nindexes:\n  pypi: pypi.example/simple\n", 4, 9, "index 'pypi' is not a URL");
         check_failure("version: 1\nvenv: /x\nindexes:\n  pypi: https:///simple\n", 4, 9, "index 'pypi' has no host");
         std::string ok = "version: 1\nvenv: /x\nindexes:\n  local: file:///srv/wheels\n  auth: https://u:t@h.example/simple\n"
                          "steps: [{name: a, index: local, packages: [six]}]\n";
@@ -345,12 +345,13 @@ TEST_SUITE("manifest") {
     }
 
     TEST_CASE("manifests/seed-cu130.yaml parses to the real stack") {
-        m::ParseOptions o = options();
+        m::ParseOptions o = options({{"HOME", "/home/u"}, {"STACKUP_REAL_INDEX", "https://pypi.example/simple"}});
         m::Manifest man = m::load(std::filesystem::path(STACKUP_SOURCE_DIR) / "manifests/seed-cu130.yaml", o);
         CHECK(man.venv == "/home/u/ml-env");
         CHECK(man.cuda->toolkit == "13.0");
         CHECK(man.indexes.at("pytorch") == "https://download.pytorch.org/whl/nightly/cu130");
         CHECK(man.indexes.at("sglang") == "https://docs.sglang.ai/whl/cu130");
+        CHECK(man.indexes.at("pypi") == "https://pypi.example/simple");  // ${STACKUP_REAL_INDEX}
         std::vector<std::string> names;
         for (const auto& step : man.steps) {
             names.push_back(step.name);
@@ -365,8 +366,11 @@ TEST_SUITE("manifest") {
     }
 
     TEST_CASE("every manifest in manifests/ parses") {
-        // demo.yaml takes its venv and index root from variables its script sets.
-        m::ParseOptions o = options({{"HOME", "/home/u"}, {"STACKUP_DEMO_INDEX", "http://127.0.0.1:8700"}});
+        // demo.yaml takes its venv and index root from variables its script sets, seed-cu130.yaml
+        // its PyPI from the one the real-index scripts read.
+        m::ParseOptions o = options({{"HOME", "/home/u"},
+                                     {"STACKUP_DEMO_INDEX", "http://127.0.0.1:8700"},
+                                     {"STACKUP_REAL_INDEX", "https://pypi.example/simple"}});
         o.venv_override = "/opt/env";
         int count = 0;
         for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(STACKUP_SOURCE_DIR) / "manifests")) {

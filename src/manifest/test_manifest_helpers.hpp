@@ -67,7 +67,7 @@ inline void check_failure(const std::string& text, int line, int column, const s
 inline const std::string minimal = R"(version: 1
 venv: /srv/env
 indexes:
-  pypi: https://pypi.org/simple
+  pypi: https://pypi.example/simple
 steps:
   - name: one
     index: pypi

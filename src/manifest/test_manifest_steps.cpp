@@ -23,7 +23,7 @@ venv: /srv/env
 indexes:
   pytorch: https://download.pytorch.org/whl/nightly/cu130
   sglang: https://docs.sglang.ai/whl/cu130
-  pypi: https://pypi.org/simple
+  pypi: https://pypi.example/simple
 steps:
   - name: torch
     index: pytroch
@@ -60,18 +60,18 @@ steps:
     }
 
     TEST_CASE("steps must list at least one step") {
-        check_failure("version: 1\nvenv: /x\nindexes: {pypi: 'https://pypi.org/simple'}\nsteps: []\n", 4, 8,
+        check_failure("version: 1\nvenv: /x\nindexes: {pypi: 'https://pypi.example/simple'}\nsteps: []\n", 4, 8,
                       "'steps' must list at least one step");
-        check_failure("version: 1\nvenv: /x\nindexes: {pypi: 'https://pypi.org/simple'}\n", 1, 1,
+        check_failure("version: 1\nvenv: /x\nindexes: {pypi: 'https://pypi.example/simple'}\n", 1, 1,
                       "'steps' must list at least one step");
-        check_failure("version: 1\nvenv: /x\nindexes: {pypi: 'https://pypi.org/simple'}\nsteps:\n", 4, 1,
+        check_failure("version: 1\nvenv: /x\nindexes: {pypi: 'https://pypi.example/simple'}\nsteps:\n", 4, 1,
                       "'steps' must list at least one step");
     }
 
     TEST_CASE("a step needs a name, an index and packages") {
-        check_failure("version: 1\nvenv: /x\nindexes: {pypi: 'https://pypi.org/simple'}\nsteps:\n  - index: pypi\n", 5, 5,
+        check_failure("version: 1\nvenv: /x\nindexes: {pypi: 'https://pypi.example/simple'}\nsteps:\n  - index: pypi\n", 5, 5,
                       "missing 'name' in step #1");
-        check_failure("version: 1\nvenv: /x\nindexes: {pypi: 'https://pypi.org/simple'}\nsteps:\n  - name: a\n", 5, 5,
+        check_failure("version: 1\nvenv: /x\nindexes: {pypi: 'https://pypi.example/simple'}\nsteps:\n  - name: a\n", 5, 5,
                       "missing 'index' in step 'a'");
         check_failure(minimal + "  - name: two\n    index: pypi\n    packages: []\n", 11, 15,
                       "'packages' of step 'two' must list at least one requirement (or the step must 'remove' or 'expect' something)");
