@@ -26,10 +26,17 @@ RunResult run(const Invocation& invocation, const base::LineSink& on_line) {
     return result;
 }
 
+namespace {
+
+// "uv" when found on PATH by that name, else "uv (/opt/uv)": never "uv (uv)".
+std::string named(const std::string& uv) { return uv == "uv" ? uv : "uv (" + uv + ")"; }
+
+}  // namespace
+
 std::string uv_version(const std::string& uv, const base::Environment& env) {
     auto r = base::run_process({{uv, "--version"}, env, std::nullopt});
     if (!r.ok()) {
-        throw Error(ExitCode::preflight_failed, "cannot run uv (" + uv + "): " + r.describe() +
+        throw Error(ExitCode::preflight_failed, "cannot run " + named(uv) + ": " + r.describe() +
                                                     (r.output.empty() ? "" : "\n" + r.output) +
                                                     "\n  install uv, or pass --uv PATH / set STACKUP_UV");
     }
@@ -48,11 +55,11 @@ std::string check_uv_version(std::string_view line, const std::string& uv) {
     number = number.substr(0, number.find('+'));
     auto version = pep::Version::parse(number);
     if (!version) {
-        return "uv (" + uv + ") answered --version with \"" + std::string(line) +
+        return named(uv) + " answered --version with \"" + std::string(line) +
                "\", not \"uv X.Y.Z\": is it uv?";
     }
     if (*version < *pep::Version::parse(kMinimumUv)) {
-        return "uv (" + uv + ") is " + std::string(number) + ", too old: stackup needs uv " + kMinimumUv +
+        return named(uv) + " is " + std::string(number) + ", too old: stackup needs uv " + kMinimumUv +
                " or newer (named indexes, --index NAME=URL)";
     }
     return "";
