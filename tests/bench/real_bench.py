@@ -24,13 +24,16 @@ made outside the timing, followed by a `sync`:
   without bytecode, so that "apply / uv + imports" shows stackup's own cost;
 - verify: `stackup verify MANIFEST` on the upgraded copy against one bare
   `python -c 'import m1, m2, ...'` of the expectations' modules, bytecode already written by an
-  untimed bare import (target <= 1.1);
+  untimed bare import (target <= 1.1); three pairs a run, each run's figure their median;
 - plan: `stackup plan MANIFEST` against `uv pip install --dry-run` of ALL steps' requirement
   lines (the manifest's packages, one resolve; uv also resolves their dependencies, plan only
   looks up the requested packages' files), cold (a new empty `--cache-dir` for stackup, a new
   UV_CACHE_DIR for uv) and warm (the same caches again, at once), target <= 1.0 each; and the
-  second (warm) plan / the first (cold) one;
-- peak RSS of stackup's own process (not its children: it runs python and uv) for plan, apply
+  second (warm) plan / the first (cold) one; then the same for the wide plan: 20 real projects
+  unpinned on one step (their newest releases; grpcio's, aiohttp's and regex's pages are 4-5 MB
+  each) against `uv pip install --dry-run --upgrade` of the same names (--upgrade: they are
+  installed, and uv would otherwise not ask the index);
+- peak RSS of stackup's own process (not its children: it runs python and uv) for both plans, apply
   and rollback (`stackup rollback --venv COPY` after the apply): a thread reads VmHWM in
   /proc/PID/status every ~5 ms while the process runs and keeps the last value read, so growth
   in the last few ms of its life is missed (target < 40 MB). The timing is the main thread's
@@ -73,12 +76,22 @@ FULL_STEPS = [
     ("transformers", ["transformers==4.46.3", "tokenizers==0.20.3", "huggingface-hub==0.26.5"],
      {"transformers": None, "tokenizers": None, "huggingface-hub": "huggingface_hub"}),
 ]
+# The wide plan: 20 real projects, unpinned (latest), on one step: a plan's page-heavy case
+# (numpy's, grpcio's and protobuf's pages list thousands of files each).
+FULL_WIDE = ["numpy", "scipy", "pandas", "pyarrow", "grpcio", "protobuf", "transformers", "tokenizers",
+             "safetensors", "huggingface-hub", "pydantic", "fastapi", "uvicorn", "requests", "aiohttp",
+             "sympy", "networkx", "jinja2", "pillow", "regex"]
 SMALL_BASE = ["idna==3.6", "six==1.15.0", "packaging==23.1", "typing-extensions==4.9.0"]
 SMALL_STEPS = [
     ("idna", ["idna==3.7"], {"idna": None}),
     ("packaging-six", ["packaging==24.1", "six==1.16.0"], {"packaging": None, "six": None}),
     ("typing-extensions", ["typing-extensions==4.12.2"], {"typing-extensions": "typing_extensions"}),
 ]
+SMALL_WIDE = ["idna", "six", "packaging", "typing-extensions"]
+
+
+# verify and its bare import are short (under a second): each run times this many pairs, alternating.
+VERIFY_PAIRS = 3
 
 
 def json_doc(out):
@@ -113,14 +126,16 @@ def build_base(work, name, packages, uv, index, uv_cache):
 
 
 def write_manifest(path, name, venv, steps, uv_cache):
-    """YAML; the index is written as ${STACKUP_REAL_INDEX}, which stackup expands itself."""
+    """YAML; the index is written as ${STACKUP_REAL_INDEX}, which stackup expands itself. A step
+    without expectations only installs (the wide plan's)."""
     q = json.dumps   # a JSON string is a YAML string
     lines = ["version: 1", f"name: real-bench-{name}", f"venv: {q(str(venv))}", 'python: "3.11"',
              "indexes:", f"  real: {q('${' + ENV_INDEX + '}')}", "default_index: real",
              "env:", f"  UV_CACHE_DIR: {q(str(uv_cache))}", "steps:"]
     for step, reqs, expect in steps:
-        lines += [f"  - name: {step}", "    index: real", f"    packages: [{', '.join(q(r) for r in reqs)}]",
-                  "    expect:"]
+        lines += [f"  - name: {step}", "    index: real", f"    packages: [{', '.join(q(r) for r in reqs)}]"]
+        if expect:
+            lines.append("    expect:")
         for dist, module in expect.items():
             version = next(r.split("==")[1] for r in reqs if r.split("==")[0] == dist)
             extra = f", import: {module}" if module else ""
@@ -150,7 +165,7 @@ def main():
         if not os.access(tool, os.X_OK):
             sys.exit(f"not executable: {tool}")
     name = "small" if args.small else "full"
-    base_pkgs, steps = (SMALL_BASE, SMALL_STEPS) if args.small else (FULL_BASE, FULL_STEPS)
+    base_pkgs, steps, wide = (SMALL_BASE, SMALL_STEPS, SMALL_WIDE) if args.small else (FULL_BASE, FULL_STEPS, FULL_WIDE)
     work = Path(args.work).resolve()
     work.mkdir(parents=True, exist_ok=True)
     uv_cache = work / "uv-cache"              # shared by the base build, every apply and the bare uv runs
@@ -162,6 +177,8 @@ def main():
     base = build_base(work, name, base_pkgs, uv, index, uv_cache)
     manifest = work / f"manifest-{name}.yaml"
     write_manifest(manifest, name, base, steps, uv_cache)
+    wide_manifest = work / f"manifest-{name}-wide.yaml"
+    write_manifest(wide_manifest, f"{name}-wide", base, [("wide", wide, {})], uv_cache)
     env = dict(os.environ)
     env.pop("STACKUP_CACHE_DIR", None)
     env.pop("STACKUP_STATE_DIR", None)
@@ -209,7 +226,8 @@ def main():
 
         fig = {k: [] for k in ("apply", "bare_uv", "bare_checked", "verify", "bare_import", "plan_cold", "uv_cold", "plan_warm",
                                "uv_warm", "rollback", "rss_plan_cold", "rss_plan_warm", "rss_apply",
-                               "rss_rollback")}
+                               "rss_rollback", "wide_cold", "wide_uv_cold", "wide_warm", "wide_uv_warm",
+                               "rss_wide_cold", "rss_wide_warm")}
         phases = {}
         kept = []   # pages in stackup's cache after each cold plan
         for n in range(args.runs):
@@ -264,38 +282,49 @@ def main():
                 s, _ = timed(imp)
                 fig["bare_import"].append(s)
 
-            for f in ((side_import, side_verify) if flip else (side_verify, side_import)):
-                f()
+            for _ in range(VERIFY_PAIRS):   # each run's figure: the median of its pairs
+                for f in ((side_import, side_verify) if flip else (side_verify, side_import)):
+                    f()
+            for key in ("verify", "bare_import"):
+                fig[key][-VERIFY_PAIRS:] = [med(fig[key][-VERIFY_PAIRS:])]
 
             s, rss, _ = timed_rss([*su, "--state-dir", state, "rollback", "--venv", a], env)
             fig["rollback"].append(s)
             fig["rss_rollback"].append(rss)
 
-            # plan: cold (new empty caches), then warm (the same caches again).
-            pcache, ucache = rd / "plan-cache", rd / "uv-dry-cache"
-            uv_dry = [uv, "pip", "install", "--dry-run", "--no-config", "--python", base / "bin" / "python",
-                      "--default-index", index, *all_reqs]
-            uenv = hermetic_env({"UV_CACHE_DIR": str(ucache)})
-            for temp in ("cold", "warm"):
-                def side_plan():
-                    s, rss, _ = timed_rss([*su, "--cache-dir", pcache, "--state-dir", rd / "state-plan",
-                                           "plan", manifest], env)
-                    fig[f"plan_{temp}"].append(s)
-                    fig[f"rss_plan_{temp}"].append(rss)
+            # plan: cold (new empty caches), then warm (the same caches again); the steps' plan,
+            # then the wide one (20 projects), each against uv's dry run of the same requirements.
+            for prefix, man, reqs in (("", manifest, all_reqs), ("wide_", wide_manifest, wide)):
+                pcache, ucache = rd / f"{prefix}plan-cache", rd / f"{prefix}uv-dry-cache"
+                # --upgrade for the wide plan: its unpinned names are installed in the venv already,
+                # which uv would take as satisfied without asking the index.
+                uv_dry = [uv, "pip", "install", "--dry-run", "--no-config", "--python", base / "bin" / "python",
+                          "--default-index", index, *(["--upgrade"] if prefix else []), *reqs]
+                uenv = hermetic_env({"UV_CACHE_DIR": str(ucache)})
+                for temp in ("cold", "warm"):
+                    plan_key, uv_key = (f"wide_{temp}", f"wide_uv_{temp}") if prefix else (f"plan_{temp}", f"uv_{temp}")
 
-                def side_uv():
-                    s, _ = timed(uv_dry, uenv)
-                    fig[f"uv_{temp}"].append(s)
+                    def side_plan():
+                        s, rss, _ = timed_rss([*su, "--cache-dir", pcache, "--state-dir", rd / "state-plan",
+                                               "plan", man], env)
+                        fig[plan_key].append(s)
+                        fig[f"rss_{plan_key}"].append(rss)
 
-                for f in ((side_uv, side_plan) if flip else (side_plan, side_uv)):
-                    f()
-                if temp == "cold":
-                    kept.append(sum(1 for p in (pcache / "pages-v1").glob("*") if p.is_file()))
+                    def side_uv():
+                        s, _ = timed(uv_dry, uenv)
+                        fig[uv_key].append(s)
+
+                    for f in ((side_uv, side_plan) if flip else (side_plan, side_uv)):
+                        f()
+                    if temp == "cold" and not prefix:
+                        kept.append(sum(1 for p in (pcache / "pages-v1").glob("*") if p.is_file()))
 
             print(f"run {n + 1}: apply {fig['apply'][-1]:.2f}s bare uv {fig['bare_uv'][-1]:.2f}s | "
                   f"verify {fig['verify'][-1]:.3f}s import {fig['bare_import'][-1]:.3f}s | "
                   f"plan cold {fig['plan_cold'][-1]:.3f}s uv {fig['uv_cold'][-1]:.3f}s, "
                   f"warm {fig['plan_warm'][-1]:.3f}s uv {fig['uv_warm'][-1]:.3f}s | "
+                  f"wide plan cold {fig['wide_cold'][-1]:.3f}s uv {fig['wide_uv_cold'][-1]:.3f}s, "
+                  f"warm {fig['wide_warm'][-1]:.3f}s uv {fig['wide_uv_warm'][-1]:.3f}s | "
                   f"rollback {fig['rollback'][-1]:.3f}s", flush=True)
 
         entries = sum(1 for _ in base.rglob("*"))
@@ -311,9 +340,13 @@ def main():
             ("plan cold (s)", "plan_cold", "uv_cold", "<= 1.0"),
             ("plan warm (s)", "plan_warm", "uv_warm", "<= 1.0"),
             ("plan warm / plan cold", "plan_warm", "plan_cold", ""),
+            (f"plan {len(wide)} projects cold (s)", "wide_cold", "wide_uv_cold", "<= 1.0"),
+            (f"plan {len(wide)} projects warm (s)", "wide_warm", "wide_uv_warm", "<= 1.0"),
             ("rollback (s)", "rollback", None, ""),
             ("peak RSS plan cold (MB)", "rss_plan_cold", None, "< 40"),
             ("peak RSS plan warm (MB)", "rss_plan_warm", None, "< 40"),
+            (f"peak RSS plan {len(wide)} cold (MB)", "rss_wide_cold", None, "< 40"),
+            (f"peak RSS plan {len(wide)} warm (MB)", "rss_wide_warm", None, "< 40"),
             ("peak RSS apply (MB)", "rss_apply", None, "< 40"),
             ("peak RSS rollback (MB)", "rss_rollback", None, "< 40"),
         ]
