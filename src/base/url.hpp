@@ -3,9 +3,12 @@
 // resolving an index page's hrefs, credentials split off for uv, and the one redactor
 // that every log line, message, plan and journal goes through.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+
+struct Curl_URL;  // libcurl's CURLU, kept out of this header
 
 namespace stackup::base {
 
@@ -41,6 +44,30 @@ std::optional<Url> parse_url(std::string_view text, UrlError* why = nullptr);
 // of ASCII white space; a space or non-ASCII byte in the href is percent-encoded. nullopt
 // when `base` is not an absolute http(s)/file URL or the result is not one ("mailto:x").
 std::optional<Url> resolve(std::string_view base, std::string_view href);
+
+// Who writes a resolved URL's text. libcurl 7.88 writes each with its own printf (1.6 us a
+// URL: most of a big page's parse), so a plain http(s) URL's is put together from the parts
+// libcurl parsed, by libcurl's rules; `libcurl` has libcurl write every one (and encode every
+// absolute href, which changes nothing in one of printable ASCII): the tests hold the two equal.
+enum class UrlText { from_parts, libcurl };
+
+// resolve() for many hrefs against one base (an index page's thousands of files): the base is
+// read once, not once per href. `resolver(href)` is `resolve(base, href)`.
+class Resolver {
+public:
+    explicit Resolver(std::string_view base, UrlText text = UrlText::from_parts);
+    ~Resolver();
+    Resolver(const Resolver&) = delete;
+    Resolver& operator=(const Resolver&) = delete;
+
+    // False when `base` is not an absolute http(s)/file URL: then every href gives nullopt.
+    explicit operator bool() const { return base_ != nullptr; }
+    std::optional<Url> operator()(std::string_view href) const;
+
+private:
+    Curl_URL* base_ = nullptr;  // without its fragment
+    UrlText text_ = UrlText::from_parts;
+};
 
 // "%2B" -> "+"; a '%' not followed by two hex digits is kept as it is.
 std::string percent_decode(std::string_view text);

@@ -99,8 +99,8 @@ std::optional<std::string> html_metadata(const GumboElement& e) {
     return t.empty() ? "true" : std::string(t);  // a bare attribute means "available, hash unknown"
 }
 
-std::optional<IndexFile> html_file(const Anchor& a, const std::string& base) {
-    auto absolute = base::resolve(base, a.href);
+std::optional<IndexFile> html_file(const Anchor& a, const base::Resolver& resolve) {
+    auto absolute = resolve(a.href);
     if (!absolute) {
         return std::nullopt;
     }
@@ -162,8 +162,9 @@ ParseResult parse_html_page(std::string_view text, std::string_view page_url) {
         }
     }
     ParseResult result;
+    const base::Resolver resolve(base);
     for (const auto& a : page.anchors) {
-        if (auto f = html_file(a, base)) {
+        if (auto f = html_file(a, resolve)) {
             result.files.push_back(std::move(*f));
         }
     }

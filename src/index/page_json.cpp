@@ -166,11 +166,11 @@ Entry read_entry(od::value value) {
 }
 
 // Appends the entry's file (unless it names no distribution file).
-void add_file(Entry e, std::string_view page_url, std::vector<IndexFile>& out) {
+void add_file(Entry e, const base::Resolver& resolve, std::vector<IndexFile>& out) {
     if (!e.filename || !e.url) {
         throw Malformed{"a \"files\" entry lacks a string \"filename\" or \"url\""};
     }
-    auto absolute = base::resolve(page_url, *e.url);
+    auto absolute = resolve(*e.url);
     if (!absolute) {
         throw Malformed{"file " + *e.filename + " has an unusable url"};
     }
@@ -284,8 +284,9 @@ std::size_t filename_keys(std::string_view text) {
 ParseResult read_json_page(std::string_view text, std::size_t allocated, std::string_view page_url) {
     ParseResult result;
     result.files.reserve(filename_keys(text));
+    const base::Resolver resolve(page_url);
     auto bad = read_list(text, allocated, "files",
-                         [&](od::value entry) { add_file(read_entry(entry), page_url, result.files); });
+                         [&](od::value entry) { add_file(read_entry(entry), resolve, result.files); });
     if (bad) {
         return failure(*bad);
     }

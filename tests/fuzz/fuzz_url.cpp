@@ -13,7 +13,14 @@ STACKUP_FUZZ_TARGET {
         url->without_fragment();
         url->basename();
     }
-    resolve(url_text, href);
+    // A plain URL's text put together from its parts is the text libcurl writes.
+    auto ours = resolve(url_text, href);
+    auto libcurls = Resolver(url_text, UrlText::libcurl)(href);
+    stackup::fuzz::check(ours.has_value() == libcurls.has_value());
+    if (ours) {
+        stackup::fuzz::check(ours->text == libcurls->text && ours->host == libcurls->host &&
+                             ours->path == libcurls->path && ours->fragment == libcurls->fragment);
+    }
     credentials_of(url_text);
     // A URL's credentials do not survive without_credentials. (A text that is no URL comes back
     // redacted as free text, where a quote or a control character ends a URL: no check there.)
