@@ -3,7 +3,6 @@
 // resolving an index page's hrefs, credentials split off for uv, and the one redactor
 // that every log line, message, plan and journal goes through.
 
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
