@@ -45,30 +45,16 @@ bool is_file_scheme(std::string_view scheme) {
 
 bool is_fetchable(std::string_view scheme) { return scheme == "http" || scheme == "https" || scheme == "file"; }
 
-// A part of the URL in `handle`; "" when it has none.
-std::string part(CURLU* handle, CURLUPart which, unsigned flags = 0) {
+// A part of the URL in `handle` as libcurl holds it; nullopt when it has none (an empty one is "").
+std::optional<std::string> held(CURLU* handle, CURLUPart which, unsigned flags = 0) {
     char* raw = nullptr;
-    if (curl_url_get(handle, which, &raw, flags) != CURLUE_OK) {
-        return "";
-    }
-    CurlString owned(raw);
-    return raw ? std::string(raw) : std::string();
-}
-
-bool has_part(CURLU* handle, CURLUPart which) {
-    char* raw = nullptr;
-    CURLUcode rc = curl_url_get(handle, which, &raw, 0);
-    CurlString owned(raw);
-    return rc == CURLUE_OK;
-}
-
-// A part as libcurl holds it; nullopt when the URL has none (an empty one is "").
-std::optional<std::string> held(CURLU* handle, CURLUPart which) {
-    char* raw = nullptr;
-    CURLUcode rc = curl_url_get(handle, which, &raw, 0);
+    CURLUcode rc = curl_url_get(handle, which, &raw, flags);
     CurlString owned(raw);
     return rc == CURLUE_OK && raw ? std::optional<std::string>(raw) : std::nullopt;
 }
+
+// A part of the URL in `handle`; "" when it has none.
+std::string part(CURLU* handle, CURLUPart which, unsigned flags = 0) { return held(handle, which, flags).value_or(""); }
 
 // curl_url_get's CURLUPART_URL for a plain http(s) URL, from its parts (UrlText::from_parts):
 // only where libcurl's rules are simple (no userinfo, nor options, which http has none of; a
@@ -77,8 +63,7 @@ std::optional<std::string> held(CURLU* handle, CURLUPart which) {
 // only before a query that is not empty, "#" before any fragment held, even an empty one.
 std::string plain_text(CURLU* handle, const Url& u) {
     if ((u.scheme != "http" && u.scheme != "https") || u.host.empty() || u.host.front() == '[' ||
-        u.host.find('%') != std::string::npos || has_part(handle, CURLUPART_USER) ||
-        has_part(handle, CURLUPART_PASSWORD)) {
+        u.host.find('%') != std::string::npos || held(handle, CURLUPART_USER) || held(handle, CURLUPART_PASSWORD)) {
         return "";
     }
     auto fragment = held(handle, CURLUPART_FRAGMENT);
@@ -279,7 +264,7 @@ std::string percent_decode(std::string_view text) {
 
 std::optional<Credentials> credentials_of(std::string_view url) {
     CurlUrl handle = parse_handle(url, 0, nullptr);
-    if (!handle || (!has_part(handle.get(), CURLUPART_USER) && !has_part(handle.get(), CURLUPART_PASSWORD))) {
+    if (!handle || (!held(handle.get(), CURLUPART_USER) && !held(handle.get(), CURLUPART_PASSWORD))) {
         return std::nullopt;
     }
     Credentials c;

@@ -27,6 +27,8 @@ struct Url {
     std::string without_fragment() const;
     // The last segment of the path, percent-decoded ("" for ".../dir/").
     std::string basename() const;
+
+    friend bool operator==(const Url&, const Url&) = default;
 };
 
 enum class UrlError {

@@ -82,7 +82,7 @@ std::optional<std::string> empty_to_null(std::string_view s) {
 }
 
 std::optional<std::string> check_base(std::string_view page_url) {
-    if (!base::resolve(page_url, "")) {
+    if (!base::Resolver(page_url)) {
         return "page URL is not an absolute http(s) or file URL: " + base::redact(page_url);
     }
     return std::nullopt;

@@ -49,13 +49,11 @@ def main():
         tree = net.build_tree(str(t.tmp / "indexes"))
         server = t.serve(tree)
         venv = t.make_venv()
-        manifest = t.manifest(net.plan_doc(t, server, venv))
-
+        doc = net.plan_doc(t, server, venv)
+        manifest = t.manifest(doc)
         # Without a default index no step falls back to another: the fallback's pages are 404s,
         # which are not kept, so a warm plan would still wait for them.
-        doc = net.plan_doc(t, server, venv)
-        del doc["default_index"]
-        own_index_only = t.manifest(doc, name="own-index-only.yaml")
+        own_index_only = t.manifest({k: v for k, v in doc.items() if k != "default_index"}, name="own-index-only.yaml")
 
         def plan(extra=(), which=None):
             argv = [harness.find_stackup(), "plan", which or manifest, "--state-dir", t.state_dir, *extra]
