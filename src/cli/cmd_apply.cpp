@@ -61,6 +61,12 @@ public:
         for (const auto& row : step.packages) {
             say("    " + render_package_row(row));
         }
+        for (const auto& v : step.broken) {
+            if (!v.fails()) {  // the failing ones are the run's failure, listed at the end
+                say("    " + paint_(v.accepted ? "unmet (accepted)" : "broken for now", Color::yellow) + ": " +
+                    verify::describe(v));
+            }
+        }
         std::ostringstream secs;
         secs << std::fixed << std::setprecision(1) << step.seconds;
         bool ok = step.status == txn::StepStatus::ok;
@@ -132,6 +138,9 @@ int print_outcome(const txn::ApplyReport& r, const txn::Options& o, const Common
         print_changes(out, r, paint);
         out << "verified: " << checks << " check(s) after the steps, " << r.checks.size()
             << " manifest check(s); every expectation holds after every step.\n";
+        for (const auto& repaired : txn::repaired_between_steps(r)) {
+            out << "between steps: " << txn::describe(repaired) << "\n";
+        }
         for (const auto& line : r.recovered) {
             out << "note: " << line << "\n";
         }

@@ -11,6 +11,16 @@ Json or_null(const std::string& text) {
     return text.empty() ? Json(nullptr) : Json(text);
 }
 
+Json broken_json(const verify::BrokenRequirement& b) {
+    return {{"dist", b.dist},
+            {"version", b.version},
+            {"requirement", b.requirement},
+            {"required", or_null(b.required)},
+            {"installed", or_null(b.installed)},
+            {"problem", b.problem},
+            {"message", verify::describe(b)}};
+}
+
 // One requested package as the plan chose it: before is what is installed now, after the planned version.
 Json planned_package_json(const plan::PlannedPackage& p) {
     Json j{{"name", p.name},
@@ -84,6 +94,42 @@ Json row_json(const txn::PackageRow& row, const plan::PlannedPackage* chosen) {
     return j;
 }
 
+// Who can repair a broken requirement: "step", "dependencies", or null (nothing can).
+Json repair_json(const verify::Repair& r) {
+    switch (r.by) {
+        case verify::Repair::By::step: return "step";
+        case verify::Repair::By::dependencies: return "dependencies";
+        case verify::Repair::By::nothing: break;
+    }
+    return nullptr;
+}
+
+// What the plan sees broken between steps, and when it is no longer seen.
+Json between_json(const plan::Plan& plan) {
+    Json out = Json::array();
+    for (const auto& b : plan.between) {
+        Json j = broken_json(b.broken);
+        j["after_step"] = plan.steps[b.step].name;
+        j["accepted"] = b.accepted;
+        j["repair"] = repair_json(b.repair);
+        j["repaired_by"] = b.gone ? Json(plan.steps[*b.gone].name) : Json(nullptr);
+        j["message"] = b.text;
+        out.push_back(j);
+    }
+    return out;
+}
+
+// A requirement broken after a step: who can repair it, and whether it failed the step.
+Json verdict_json(const verify::RequirementVerdict& v) {
+    Json j = broken_json(v.broken);
+    j["accepted"] = v.accepted;
+    j["fails"] = v.fails();
+    j["repair"] = repair_json(v.repair);
+    j["repaired_by"] = or_null(v.repair.step);
+    j["message"] = verify::describe(v);
+    return j;
+}
+
 // A step that ran: what uv changed and every check after it. One that did not run: the plan's rows.
 Json step_json(const txn::ApplyReport& report, std::size_t i, bool dry_run) {
     const txn::StepReport& step = report.steps[i];
@@ -101,6 +147,13 @@ Json step_json(const txn::ApplyReport& report, std::size_t i, bool dry_run) {
         checks.push_back(judgement_json(judged));
     }
     j["checks"] = checks;
+    if (!dry_run) {
+        Json broken = Json::array();
+        for (const auto& v : step.broken) {
+            broken.push_back(verdict_json(v));
+        }
+        j["broken_requirements"] = broken;
+    }
     j["remove_argv"] = step.remove_argv;
     j["argv"] = step.argv;
     j["requirements"] = step.requirements;
@@ -276,6 +329,7 @@ void add_plan(Document& doc, const plan::Plan& plan) {
         doc.add_error(error_json(ExitCode::preflight_failed, plan.end_state));
     }
     doc.body()["steps"] = steps;
+    doc.body()["between_steps"] = between_json(plan);
     doc.body()["warnings"] = plan.warnings;
     doc.body()["notes"] = plan.notes;
 }
@@ -293,6 +347,18 @@ void add_apply(Document& doc, const txn::ApplyReport& report, bool dry_run) {
     body["dry_run"] = dry_run;
     body["steps"] = steps;
     body["checks"] = checks;
+    body["between_steps"] = between_json(report.plan);
+    Json repaired = Json::array();
+    if (!dry_run) {
+        for (const auto& r : txn::repaired_between_steps(report)) {
+            Json j = broken_json(r.broken);
+            j["broken_by"] = r.broken_by;
+            j["repaired_by"] = r.repaired_by;
+            j["message"] = txn::describe(r);
+            repaired.push_back(j);
+        }
+    }
+    body["repaired_between_steps"] = repaired;
     body["warnings"] = report.plan.warnings;
     body["notes"] = report.plan.notes;
     body["uv"] = or_null(report.uv_version);
@@ -340,7 +406,7 @@ void add_verify(Document& doc, const txn::VerifyReport& report) {
     }
     Json broken = Json::array();
     for (const auto& b : report.broken) {
-        broken.push_back({{"dist", b.dist}, {"version", b.version}, {"requirement", b.requirement}, {"problem", b.problem}});
+        broken.push_back(broken_json(b));
     }
     doc.body()["checks"] = checks;
     doc.body()["python_checks"] = python;

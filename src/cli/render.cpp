@@ -135,6 +135,16 @@ std::string render_plan(const plan::Plan& plan, const Paint& paint) {
         }
         out += line + "\n";
     }
+    if (!plan.between.empty()) {
+        out += paint("between steps:", Color::bold) + "\n";
+        for (const auto& b : plan.between) {
+            bool left = !b.gone && !b.accepted;
+            out += "  " + paint(left ? "left broken: " : "broken for now: ", left ? Color::yellow : Color::dim) + b.text + "\n";
+        }
+        out += paint("note: ", Color::dim) +
+               "the plan reads the requirements of what is installed now; those of the versions the steps install, "
+               "and of the dependencies uv adds, are judged by apply after each step\n";
+    }
     for (const auto& note : plan.notes) {
         out += paint("note: ", Color::dim) + note + "\n";
     }

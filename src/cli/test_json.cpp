@@ -64,7 +64,7 @@ TEST_SUITE("cli") {
     TEST_CASE("the verify document: every judgement, python checks, unmet requirements as data") {
         txn::VerifyReport report;
         report.judgements = {{"", "", "cuda-builds", "no target CUDA given", "not judged; seen: CUDA 12: x 1", true}};
-        report.broken = {{"lonely", "1.0", "absent-dependency>=1", "not installed"}};
+        report.broken = {{"lonely", "1.0", "absent-dependency>=1", "not installed", "absent-dependency", ""}};
         cli::Document doc;
         doc.set_command("verify");
         cli::add_verify(doc, report);
@@ -74,6 +74,10 @@ TEST_SUITE("cli") {
         CHECK(j["checks"][0]["ok"] == true);
         CHECK(j["python_checks"].empty());
         CHECK(j["unmet_requirements"][0]["requirement"] == "absent-dependency>=1");
+        CHECK(j["unmet_requirements"][0]["required"] == "absent-dependency");
+        CHECK(j["unmet_requirements"][0]["installed"].is_null());
+        CHECK(j["unmet_requirements"][0]["message"] ==
+              "lonely 1.0 requires absent-dependency>=1, but absent-dependency is not installed");
     }
 
     TEST_CASE("the status document after a rollback: the last transaction and the snapshot restored to") {

@@ -295,6 +295,7 @@ Plan make_plan(const manifest::Manifest& m, const venv::Facts& facts, const std:
         if (auto mixed = untargeted_mix(m, facts, plan); !mixed.empty()) {
             plan.warnings.push_back(mixed);
         }
+        plan.between = predicted_breaks(m, facts, plan);
     }
     return plan;
 }

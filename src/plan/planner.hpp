@@ -13,6 +13,7 @@
 #include "manifest/manifest.hpp"
 #include "pep/tags.hpp"
 #include "venv/probe.hpp"
+#include "verify/requires.hpp"
 
 namespace stackup::plan {
 
@@ -48,8 +49,21 @@ struct PlannedStep {
     std::vector<PlannedPackage> packages;   // one per requirement, in order
 };
 
+// A requirement the plan sees broken after a step (against the venv before the apply): the
+// requirements of what is installed now, met by the versions the steps pin. What the steps
+// install and what uv adds as dependencies bring requirements the plan does not know.
+struct PredictedBreak {
+    std::size_t step = 0;                 // the step after which it is first broken
+    verify::BrokenRequirement broken;
+    verify::Repair repair;                // verify::repair_of: who can still repair it
+    bool accepted = false;                // allow_unmet names its dist
+    std::optional<std::size_t> gone;      // the step after which the plan no longer sees it; nullopt: left at the end
+    std::string text;                     // one line: what, and what becomes of it
+};
+
 struct Plan {
     std::vector<PlannedStep> steps;
+    std::vector<PredictedBreak> between;    // requirements broken between steps (predicted_breaks)
     std::vector<std::string> problems;      // every near miss, one line each
     std::vector<std::string> warnings;
     std::vector<std::string> notes;         // worth knowing, never a reason to stop
@@ -106,6 +120,12 @@ std::vector<PlannedRemoval> resolve_removals(const manifest::Step& step, const s
 // The venv after the last step as far as the plan knows it: installed now, less
 // every removal, plus every chosen file (dependencies uv adds are not known here).
 std::vector<venv::Distribution> predicted_end_state(const venv::Facts& facts, const Plan& plan);
+
+// The requirements of the venv's installed dists that the steps' pins and removals break, step
+// by step, and when each is no longer seen (its dist replaced or removed, or the dist it requires
+// pinned to a version that fits). A pinned dist's own requirements are unknown here (kept when
+// it is pinned to the version installed now).
+std::vector<PredictedBreak> predicted_breaks(const manifest::Manifest& m, const venv::Facts& facts, const Plan& plan);
 
 // The problem line when the end state would still hold a build for another CUDA
 // than the manifest's target, with the exact `remove:` / `allow_mixed` lines that

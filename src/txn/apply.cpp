@@ -129,7 +129,43 @@ private:
     struct stat before_ {};
 };
 
+bool still_broken(const StepReport& step, const verify::BrokenRequirement& b) {
+    return std::any_of(step.broken.begin(), step.broken.end(), [&](const verify::RequirementVerdict& v) {
+        return v.broken.dist == b.dist && v.broken.requirement == b.requirement;
+    });
+}
+
 }  // namespace
+
+std::vector<RepairedRequirement> repaired_between_steps(const ApplyReport& report) {
+    std::vector<RepairedRequirement> out;
+    // Only the steps that were judged: ok, or failed by verification (then the run stopped there).
+    std::vector<const StepReport*> steps;
+    for (const auto& s : report.steps) {
+        if (s.status == StepStatus::ok || s.status == StepStatus::verification_failed) {
+            steps.push_back(&s);
+        }
+    }
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+        for (const auto& v : steps[k]->broken) {
+            bool seen = k > 0 && still_broken(*steps[k - 1], v.broken);
+            if (v.accepted || seen) {
+                continue;
+            }
+            for (std::size_t j = k + 1; j < steps.size(); ++j) {
+                if (!still_broken(*steps[j], v.broken)) {
+                    out.push_back({v.broken, steps[k]->name, steps[j]->name});
+                    break;
+                }
+            }
+        }
+    }
+    return out;
+}
+
+std::string describe(const RepairedRequirement& r) {
+    return verify::describe(r.broken) + " (repaired by step '" + r.repaired_by + "')";
+}
 
 Outcome decide(const ApplyReport& report) {
     if (!report.rollback_error.empty()) {

@@ -19,6 +19,7 @@
 #include "plan/planner.hpp"
 #include "snapshot/store.hpp"
 #include "venv/probe.hpp"
+#include "verify/requires.hpp"
 #include "verify/verify.hpp"
 
 namespace stackup::txn {
@@ -68,6 +69,9 @@ struct StepReport {
     std::string installer_error;             // uv's status when it failed
     std::vector<verify::Judgement> checks;   // every expectation checked after the step, passed or not
     std::vector<verify::Mismatch> mismatches;
+    // Requirements newly broken after the step (against the venv before the apply): those a
+    // later step can repair pass for now, and are shown.
+    std::vector<verify::RequirementVerdict> broken;
     std::size_t imported = 0;  // expectations imported again after the step
     std::size_t carried = 0;   // expectations whose earlier import stands: nothing they need changed
     double seconds = 0;
@@ -117,6 +121,19 @@ struct ApplyReport {
 
     ExitCode exit_code() const;
 };
+
+// A requirement broken after one step and no longer after a later one (accepted ones aside).
+struct RepairedRequirement {
+    verify::BrokenRequirement broken;  // as first seen
+    std::string broken_by;             // the step after which it was first broken
+    std::string repaired_by;           // the step after which it no longer was
+};
+
+// Every requirement a run's steps broke and a later step repaired, in the order first seen.
+std::vector<RepairedRequirement> repaired_between_steps(const ApplyReport& report);
+
+// "pandas 2.1.4 requires numpy<2 ..., but numpy 2.2.6 is installed (repaired by step 'pandas')"
+std::string describe(const RepairedRequirement& r);
 
 // The one place a run's outcome is decided, from what its phases recorded: a failed restore
 // (rollback_error) beats everything; then the first failed step (installer failure, no-op or

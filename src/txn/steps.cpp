@@ -150,7 +150,7 @@ bool StepRunner::step(std::size_t i, venv::Facts& facts, ApplyReport& report) {
     r.packages = package_rows(&step, facts, after);
     if (r.mismatches.empty()) {
         r.checks = verify::judge_all(m_, i, after);
-        auto broken = judge_requirements(step.name, after);
+        auto broken = judge_requirements(i, after, r);
         r.checks.insert(r.checks.end(), broken.begin(), broken.end());
         r.mismatches = verify::failures(r.checks);
     }
@@ -225,18 +225,17 @@ bool StepRunner::run_installer(StepReport& r, const std::optional<installer::Inv
     return true;
 }
 
-// Requirements the steps so far broke (pip check against the venv before the apply).
-std::vector<verify::Judgement> StepRunner::judge_requirements(const std::string& step, const venv::Facts& after) const {
-    auto broken = verify::new_breakage(baseline_, verify::broken_requirements(after.distributions, after.markers));
+// Requirements the steps so far broke (pip check against the venv before the apply), each judged
+// by whether a later step can still repair it (verify::judge_breakage).
+std::vector<verify::Judgement> StepRunner::judge_requirements(std::size_t i, const venv::Facts& after,
+                                                              StepReport& r) const {
+    r.broken = verify::judge_breakage(m_, i, baseline_, verify::broken_requirements(after.distributions, after.markers));
+    const std::string& step = m_.steps[i].name;
     std::vector<verify::Judgement> out;
-    for (const auto& b : broken) {
-        bool allowed = std::find(m_.allow_unmet.begin(), m_.allow_unmet.end(), b.dist) != m_.allow_unmet.end();
-        std::string found = b.version + " needs it; " + b.problem +
-                            (allowed ? " (accepted: allow_unmet lists " + b.dist + ")"
-                                     : " (to accept it, add " + b.dist + " to allow_unmet)");
-        out.push_back({step, b.dist, "requires", b.requirement, found, allowed});
+    for (const auto& v : r.broken) {
+        out.push_back({step, v.broken.dist, "requires", v.broken.requirement, verify::describe(v), !v.fails()});
     }
-    if (broken.empty()) {
+    if (r.broken.empty()) {
         std::string found = baseline_.empty() ? "none broken"
                                               : "none newly broken (" + std::to_string(baseline_.size()) +
                                                     " already broken before the apply, left as they were)";

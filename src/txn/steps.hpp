@@ -62,7 +62,7 @@ private:
                                                             StepReport& r) const;
     std::optional<installer::Invocation> install_invocation(std::size_t i, const manifest::Step& step, StepReport& r);
     bool run_installer(StepReport& r, const std::optional<installer::Invocation>& invocation);
-    std::vector<verify::Judgement> judge_requirements(const std::string& step, const venv::Facts& after) const;
+    std::vector<verify::Judgement> judge_requirements(std::size_t i, const venv::Facts& after, StepReport& r) const;
     venv::Facts probe_after(std::size_t i, const venv::Facts& before, StepReport& r);
     void judge(std::size_t i, ApplyReport& report);
 

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "marker_env.hpp"
+#include "pep/requirement.hpp"
 #include "verify/requires.hpp"
 
 using stackup::testing::linux_cpython312;
@@ -83,7 +84,26 @@ const std::vector<Case> kCases = {
 };
 
 BrokenRequirement broken(std::string dist, std::string requirement, std::string problem) {
-    return {std::move(dist), "1.0", std::move(requirement), std::move(problem)};
+    return {std::move(dist), "1.0", std::move(requirement), std::move(problem), "", ""};
+}
+
+// A step named `name` installing `packages` (with dependencies unless `deps` is false) and
+// removing `remove`.
+stackup::manifest::Step step(std::string name, std::vector<std::string> packages, bool deps = true,
+                             std::vector<std::string> remove = {}) {
+    stackup::manifest::Step s;
+    s.name = std::move(name);
+    for (const auto& p : packages) {
+        s.packages.push_back(*stackup::pep::parse_requirement(p));
+    }
+    s.deps = deps;
+    s.remove = std::move(remove);
+    return s;
+}
+
+// pandas 2.1.4 pins numpy<2; the numpy step breaks it, the pandas step repairs it.
+BrokenRequirement pandas_on_numpy2() {
+    return {"pandas", "2.1.4", "numpy<2,>=1.23.2; python_version == \"3.11\"", "2.2.6 is installed", "numpy", "2.2.6"};
 }
 
 }  // namespace
@@ -118,13 +138,13 @@ TEST_SUITE("verify") {
             {"filelock", "filelock", "3.20.0", {}},
         };
         std::vector<BrokenRequirement> expected = {
-            {"cuda-bindings", "12.9.10", "cuda-pathfinder~=1.1", "not installed"},
+            {"cuda-bindings", "12.9.10", "cuda-pathfinder~=1.1", "not installed", "cuda-pathfinder", ""},
             {"odd", "0.1", "[broken",
-             "unreadable requirement: invalid requirement '[broken': expected a project name at column 1"},
-            {"torch", "2.11.0+cu130", "sympy>=1.13.3", "not installed"},
-            {"torch", "2.11.0+cu130", "triton==3.6.0; platform_system == 'Linux'", "not installed"},
-            {"torchvision", "0.26.0+cu130", "pillow>=5.3.0,!=8.3.*", "not installed"},
-            {"torchvision", "0.26.0+cu130", "torch==2.10.0", "2.11.0+cu130 is installed"},
+             "unreadable requirement: invalid requirement '[broken': expected a project name at column 1", "", ""},
+            {"torch", "2.11.0+cu130", "sympy>=1.13.3", "not installed", "sympy", ""},
+            {"torch", "2.11.0+cu130", "triton==3.6.0; platform_system == 'Linux'", "not installed", "triton", ""},
+            {"torchvision", "0.26.0+cu130", "pillow>=5.3.0,!=8.3.*", "not installed", "pillow", ""},
+            {"torchvision", "0.26.0+cu130", "torch==2.10.0", "2.11.0+cu130 is installed", "torch", "2.11.0+cu130"},
         };
         CHECK(broken_requirements(dists, linux_cpython312()) == expected);
     }
@@ -153,11 +173,82 @@ TEST_SUITE("verify") {
         CHECK(new_breakage({}, after) == after);
     }
 
-    TEST_CASE("requires: describe") {
-        CHECK(describe({"cuda-bindings", "12.9.10", "cuda-pathfinder~=1.1", "not installed"}) ==
-              "cuda-bindings 12.9.10 requires cuda-pathfinder~=1.1: not installed");
-        CHECK(describe({"torchvision", "0.26.0+cu130", "torch==2.10.0", "2.11.0+cu130 is installed"}) ==
-              "torchvision 0.26.0+cu130 requires torch==2.10.0: 2.11.0+cu130 is installed");
+    TEST_CASE("requires: describe says what requires what, and what is installed instead") {
+        CHECK(describe(BrokenRequirement{"cuda-bindings", "12.9.10", "cuda-pathfinder~=1.1", "not installed",
+                                         "cuda-pathfinder", ""}) ==
+              "cuda-bindings 12.9.10 requires cuda-pathfinder~=1.1, but cuda-pathfinder is not installed");
+        CHECK(describe(pandas_on_numpy2()) ==
+              "pandas 2.1.4 requires numpy<2,>=1.23.2 (python_version == \"3.11\"), but numpy 2.2.6 is installed");
+        CHECK(describe(BrokenRequirement{"sglang", "0.5.6", "torch==2.9.1 ; sys_platform == 'linux' ",
+                                         "2.11.0 is installed", "torch", "2.11.0"}) ==
+              "sglang 0.5.6 requires torch==2.9.1 (sys_platform == 'linux'), but torch 2.11.0 is installed");
+        CHECK(describe(BrokenRequirement{"odd", "0.1", "[broken", "unreadable requirement: at column 1", "", ""}) ==
+              "odd 0.1 has an unreadable requirement: at column 1");
+    }
+
+    TEST_CASE("requires: the first later step that names either dist repairs; else dependencies may; else nothing") {
+        using stackup::verify::Repair;
+        using stackup::verify::repair_of;
+        stackup::manifest::Manifest m;
+        m.steps = {step("numpy", {"numpy==2.2.6"}), step("scipy", {"scipy==1.15.3"}, false),
+                   step("pandas", {"pandas==2.2.3"}), step("numpy again", {"numpy==2.2.6"})};
+        auto b = pandas_on_numpy2();
+        CHECK(repair_of(m, 0, b) == Repair{Repair::By::step, "pandas", "installs pandas"});
+        CHECK(repair_of(m, 2, b) == Repair{Repair::By::step, "numpy again", "installs numpy"});
+        CHECK(repair_of(m, 3, b) == Repair{});  // after the last step: nothing can
+
+        m.steps = {step("numpy", {"numpy==2.2.6"}), step("old pandas out", {}, true, {"pandas"})};
+        CHECK(repair_of(m, 0, b) == Repair{Repair::By::step, "old pandas out", "removes pandas"});
+        m.steps = {step("numpy", {"numpy==2.2.6"}), step("kernels out", {}, true, {"pandas-*"})};
+        CHECK(repair_of(m, 0, b).by == Repair::By::nothing);  // removes nothing pandas, installs nothing
+
+        m.steps = {step("numpy", {"numpy==2.2.6"}), step("scipy", {"scipy==1.15.3"})};
+        CHECK(repair_of(m, 0, b) == Repair{Repair::By::dependencies, "", ""});
+        m.steps[1].deps = false;
+        CHECK(repair_of(m, 0, b) == Repair{});
+
+        auto unreadable = BrokenRequirement{"odd", "0.1", "[broken", "unreadable requirement", "", ""};
+        m.steps = {step("numpy", {"numpy==2.2.6"}), step("odd", {"odd==0.2"}, false)};
+        CHECK(repair_of(m, 0, unreadable) == Repair{Repair::By::step, "odd", "installs odd"});
+    }
+
+    TEST_CASE("requires: judge_breakage fails a step only when nothing later can repair, and the last step strictly") {
+        using stackup::verify::judge_breakage;
+        stackup::manifest::Manifest m;
+        m.steps = {step("numpy", {"numpy==2.2.6"}, false), step("pandas", {"pandas==2.2.3"}, false)};
+        auto b = pandas_on_numpy2();
+        auto baseline = std::vector<BrokenRequirement>{broken("lonely", "absent>=1", "not installed")};
+        auto after = std::vector<BrokenRequirement>{baseline[0], b};
+
+        auto first = judge_breakage(m, 0, baseline, after);
+        REQUIRE(first.size() == 1);  // lonely was broken before: not judged
+        CHECK_FALSE(first[0].fails());
+        CHECK_FALSE(first[0].final);
+        CHECK(describe(first[0]) == describe(b) + " (to be repaired by step 'pandas', which installs pandas)");
+
+        auto last = judge_breakage(m, 1, baseline, after);
+        REQUIRE(last.size() == 1);
+        CHECK(last[0].fails());
+        CHECK(last[0].final);
+        CHECK(describe(last[0]) == describe(b) + " (to accept it, add pandas to allow_unmet)");
+
+        m.allow_unmet = {"pandas"};
+        last = judge_breakage(m, 1, baseline, after);
+        CHECK_FALSE(last[0].fails());
+        CHECK(describe(last[0]) == describe(b) + " (accepted: allow_unmet lists pandas)");
+
+        m.allow_unmet.clear();
+        m.steps[1] = step("scipy", {"scipy==1.15.3"}, false);
+        first = judge_breakage(m, 0, baseline, after);
+        CHECK(first[0].fails());  // certain now: nothing after it changes pandas or numpy
+        CHECK(describe(first[0]) == describe(b) +
+                                        " (no later step can repair it: none installs pandas or numpy, removes pandas "
+                                        "or installs dependencies; to accept it, add pandas to allow_unmet)");
+        m.steps[1].deps = true;
+        first = judge_breakage(m, 0, baseline, after);
+        CHECK_FALSE(first[0].fails());
+        CHECK(describe(first[0]).find("a later step installs dependencies, which may repair it") != std::string::npos);
+        CHECK(judge_breakage(m, 0, after, after).empty());
     }
 }
 

@@ -146,6 +146,9 @@ bool installed_by(const manifest::Manifest& m, std::size_t removed_at, std::size
 
 std::string describe(const Mismatch& m) {
     std::string where = m.step.empty() ? "" : "step '" + m.step + "': ";
+    if (m.field == "requires" && !m.dist.empty()) {
+        return where + m.found;  // verify::describe(RequirementVerdict): a sentence of its own
+    }
     return where + m.dist + ": " + m.field + ": expected " + m.expected + ", found " + m.found;
 }
 

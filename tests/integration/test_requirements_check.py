@@ -74,7 +74,7 @@ def scenario(t):
     check(t.probe(venv)["dists"].get("six-like") == "2.0", "six-like was not upgraded")
     r = t.stackup("verify", t.manifest(doc(server, venv, ["six-like==2.0"]), "unrelated.yaml"))
     check_rc(r, 0)
-    check_says(r, "warning", "lonely 1.0 requires absent-dependency>=1: not installed")
+    check_says(r, "warning", "lonely 1.0 requires absent-dependency>=1, but absent-dependency is not installed")
 
     # A marker false for this venv: planned as skipped, never installed.
     skipped = doc(server, venv, ["six-like==2.0", "cudapath-like; python_version < '3'"])

@@ -10,6 +10,9 @@ Scenarios (README.md says what each asserts and why):
   cu12-to-cu13     plan lists the removals, apply, no -cu12 dist left, verify, rollback brings them back
   healthy-verify   `verify` passes on a venv of popular compiled packages (version-only expectations)
   deps-false       a `deps: false` step that leaves cuda-pathfinder out fails (exit 1) and leaves the venv as it was
+  numpy-pandas     the multi-step rule: numpy 1.26.4 -> 2.2.6, then pandas 2.1.4 (numpy<2) -> 2.2.3 applies
+                   (exit 0, the break step 1 made named as repaired by step 2); numpy alone fails (exit 1),
+                   the venv as before
   console-script   blue/green with a real console script (tqdm): after the switch it names the venv's python,
                    runs, matches its RECORD line, no file names the clone; rollback switches back
 
@@ -84,7 +87,13 @@ DEPS_BEFORE = "cuda-bindings==12.9.0"
 DEPS_STEP = "cuda-bindings==12.9.4"
 DEPS_MISSING = "cuda-pathfinder"
 
-SCENARIOS = ["dry-run", "cu12-leftover", "cu12-to-cu13", "healthy-verify", "deps-false", "console-script"]
+# The multi-step rule: pandas 2.1.4 requires numpy<2 (on CPython 3.11), pandas 2.2.3 accepts numpy 2.
+MULTI_BEFORE = ["numpy==1.26.4", "scipy==1.13.1", "pandas==2.1.4"]
+MULTI_NUMPY = "numpy==2.2.6"
+MULTI_PANDAS = "pandas==2.2.3"
+
+SCENARIOS = ["dry-run", "cu12-leftover", "cu12-to-cu13", "healthy-verify", "deps-false", "numpy-pandas",
+             "console-script"]
 SCRIPT_BEFORE = "tqdm==4.66.4"   # a real package with a console script (`tqdm`), upgraded
 SCRIPT_AFTER = "tqdm==4.67.1"
 CMD_TIMEOUT = 1800
@@ -517,6 +526,54 @@ def scenario_deps_false(ctx, fx):
     c.done()
 
 
+def scenario_numpy_pandas(ctx, fx):
+    base = ctx.work / "numpy-pandas"
+    shutil.rmtree(base, ignore_errors=True)
+    venv = base / "venv"
+    ctx.pip_venv(venv, MULTI_BEFORE)
+    have = installed(venv)
+    if have.get("pandas") != "2.1.4" or have.get("numpy") != "1.26.4":
+        raise SetupError(f"pip did not install {MULTI_BEFORE}: {have}")
+    numpy_step = {"name": "numpy", "packages": [MULTI_NUMPY], "deps": False,
+                  "expect": {"numpy": "==" + MULTI_NUMPY.split("==")[1]}}
+    pandas_step = {"name": "pandas", "packages": [MULTI_PANDAS], "deps": False,
+                   "expect": {"pandas": "==" + MULTI_PANDAS.split("==")[1]}}
+    c = Checks()
+
+    before = tree(venv)
+    alone = ctx.manifest(ctx.work / "manifests" / "numpy-alone.yaml", venv, [numpy_step])
+    r = ctx.stackup_run("apply", alone, json_out=True)
+    c(r.returncode == 1, f"numpy alone: apply exits 1 (got {r.returncode})", tail(r.stdout + r.stderr))
+    for e in (r.doc or {}).get("errors", []):
+        say(f"      error: {e.get('message')}")
+    messages = " ".join(e.get("message", "") for e in (r.doc or {}).get("errors", []))
+    c("pandas 2.1.4 requires numpy<2" in messages, "the failure names pandas 2.1.4's numpy<2", tail(messages))
+    changes, n = tree_changes(before, tree(venv))
+    c(n == 0, f"numpy alone: the venv tree equals the one before: {n} change(s)",
+      "\n".join("      " + l for l in changes))
+
+    both = ctx.manifest(ctx.work / "manifests" / "numpy-pandas.yaml", venv, [numpy_step, pandas_step])
+    p = ctx.stackup_run("plan", both)
+    for line in (p.stdout + p.stderr).splitlines():
+        if "between steps" in line or "broken for now" in line or "left broken" in line:
+            say(f"      plan: {line.strip()}")
+    c("step 'pandas' installs pandas" in p.stdout, "plan says step 'pandas' repairs the break", tail(p.stdout))
+    r = ctx.stackup_run("apply", both, json_out=True)
+    c(r.returncode == 0, f"numpy then pandas: apply exits 0 (got {r.returncode})", tail(r.stdout + r.stderr))
+    for rep in (r.doc or {}).get("repaired_between_steps", []):
+        say(f"      between steps: {rep.get('message')}")
+    repaired = [(x.get("dist"), x.get("repaired_by")) for x in (r.doc or {}).get("repaired_between_steps", [])]
+    c(("pandas", "pandas") in repaired, f"the JSON names the break step 2 repaired: {repaired}")
+    after = installed(venv)
+    c(after.get("numpy") == "2.2.6" and after.get("pandas") == "2.2.3" and after.get("scipy") == "1.13.1",
+      f"numpy {after.get('numpy')}, pandas {after.get('pandas')}, scipy {after.get('scipy')} installed")
+    p = run([venv / "bin/python", "-c", "import numpy, pandas, scipy.linalg; "
+             "print(numpy.__version__, pandas.__version__, pandas.DataFrame({'a': [1, 2]}).a.sum())"])
+    c(p.returncode == 0 and p.stdout.split()[:2] == ["2.2.6", "2.2.3"],
+      f"numpy and pandas import and compute: {p.stdout.strip() or tail(p.stderr)}")
+    c.done()
+
+
 def grep_tree(root, needle):
     """Every file under `root` whose bytes contain `needle` (symlinks not followed)."""
     hits = []
@@ -587,6 +644,7 @@ RUNNERS = {
     "cu12-to-cu13": scenario_cu12_to_cu13,
     "healthy-verify": scenario_healthy_verify,
     "deps-false": scenario_deps_false,
+    "numpy-pandas": scenario_numpy_pandas,
     "console-script": scenario_console_script,
 }
 
