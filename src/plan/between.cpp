@@ -10,35 +10,6 @@
 namespace stackup::plan {
 namespace {
 
-using State = std::map<std::string, venv::Distribution>;  // normalized name -> dist
-
-// `state` after `step`: its removals gone, its chosen files in. A dist pinned to another version
-// than the one installed loses its requirements: the plan does not know the new ones.
-void advance(State& state, const PlannedStep& step) {
-    for (const auto& r : step.removals) {
-        state.erase(r.name);
-    }
-    for (const auto& p : step.packages) {
-        if (!p.choice) {
-            continue;
-        }
-        std::string version = p.choice->wheel.version.str();
-        auto it = state.find(p.name);
-        if (it != state.end() && it->second.version == version) {
-            continue;  // a reinstall of what is there: the same requirements
-        }
-        state[p.name] = {p.name, p.name, version, {}};
-    }
-}
-
-std::vector<venv::Distribution> dists_of(const State& state) {
-    std::vector<venv::Distribution> out;
-    for (const auto& [_, d] : state) {
-        out.push_back(d);
-    }
-    return out;
-}
-
 std::string text_of(const manifest::Manifest& m, const PredictedBreak& p) {
     std::string out = "after step '" + m.steps[p.step].name + "': " + verify::describe(p.broken) + "; ";
     if (p.accepted) {
@@ -68,17 +39,13 @@ std::string text_of(const manifest::Manifest& m, const PredictedBreak& p) {
 }  // namespace
 
 std::vector<PredictedBreak> predicted_breaks(const manifest::Manifest& m, const venv::Facts& facts, const Plan& plan) {
-    State state;
-    for (const auto& d : facts.distributions) {
-        state[d.normalized] = d;
-    }
     const auto baseline = verify::broken_requirements(facts.distributions, facts.markers);
     std::vector<PredictedBreak> out;
     std::map<std::pair<std::string, std::string>, std::size_t> open;  // (dist, requirement) -> index in out
     for (std::size_t i = 0; i < plan.steps.size() && i < m.steps.size(); ++i) {
-        advance(state, plan.steps[i]);
+        auto state = predicted_state(facts, plan, i);
         std::set<std::pair<std::string, std::string>> now;
-        for (auto& v : verify::judge_breakage(m, i, baseline, verify::broken_requirements(dists_of(state), facts.markers))) {
+        for (auto& v : verify::judge_breakage(m, i, baseline, verify::broken_requirements(state, facts.markers))) {
             std::pair key{v.broken.dist, v.broken.requirement};
             now.insert(key);
             if (!open.count(key)) {

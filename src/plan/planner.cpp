@@ -355,18 +355,23 @@ std::vector<PlannedRemoval> resolve_removals(const manifest::Step& step, const s
     return out;
 }
 
-std::vector<venv::Distribution> predicted_end_state(const venv::Facts& facts, const Plan& plan) {
+std::vector<venv::Distribution> predicted_state(const venv::Facts& facts, const Plan& plan, std::size_t through) {
     std::map<std::string, venv::Distribution> state;
     for (const auto& d : facts.distributions) {
         state[d.normalized] = d;
     }
-    for (const auto& step : plan.steps) {
-        for (const auto& r : step.removals) {
+    for (std::size_t i = 0; i <= through && i < plan.steps.size(); ++i) {
+        for (const auto& r : plan.steps[i].removals) {
             state.erase(r.name);
         }
-        for (const auto& p : step.packages) {
-            if (p.choice) {
-                state[p.name] = {p.name, p.name, p.choice->wheel.version.str(), {}};
+        for (const auto& p : plan.steps[i].packages) {
+            if (!p.choice) {
+                continue;
+            }
+            std::string version = p.choice->wheel.version.str();
+            auto it = state.find(p.name);
+            if (it == state.end() || it->second.version != version) {  // a reinstall keeps its requirements
+                state[p.name] = {p.name, p.name, version, {}};
             }
         }
     }
@@ -375,6 +380,10 @@ std::vector<venv::Distribution> predicted_end_state(const venv::Facts& facts, co
         out.push_back(std::move(d));
     }
     return out;
+}
+
+std::vector<venv::Distribution> predicted_end_state(const venv::Facts& facts, const Plan& plan) {
+    return predicted_state(facts, plan, plan.steps.size());
 }
 
 namespace {

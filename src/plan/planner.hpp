@@ -117,8 +117,12 @@ std::optional<PlannedPackage> marker_skip(const pep::Requirement& req, const ven
 // Each `remove:` of `step` against the installed dists.
 std::vector<PlannedRemoval> resolve_removals(const manifest::Step& step, const std::vector<venv::Distribution>& dists);
 
-// The venv after the last step as far as the plan knows it: installed now, less
-// every removal, plus every chosen file (dependencies uv adds are not known here).
+// The venv after step `through` (0-based) as far as the plan knows it: installed now, less
+// every removal, plus every chosen file (dependencies uv adds are not known here). A dist
+// pinned to another version than the installed one has no requirements (the plan does not
+// know the new ones); one reinstalled at its version keeps them.
+std::vector<venv::Distribution> predicted_state(const venv::Facts& facts, const Plan& plan, std::size_t through);
+// predicted_state after the last step.
 std::vector<venv::Distribution> predicted_end_state(const venv::Facts& facts, const Plan& plan);
 
 // The requirements of the venv's installed dists that the steps' pins and removals break, step

@@ -3,18 +3,14 @@
 #include <doctest/doctest.h>
 
 #include "plan/planner.hpp"
+#include "test_plan_helpers.hpp"
 
 using namespace stackup;
 
 namespace {
 
 venv::Facts pandas_venv() {
-    venv::Facts f;
-    f.interpreter = {"/v/bin/python", "3.11.7", 3, 11, "cpython", "cpython-311-x86_64-linux-gnu", "x86_64",
-                     "glibc 2.36", true};
-    f.markers = {{"python_version", "3.11"}, {"python_full_version", "3.11.7"}, {"sys_platform", "linux"},
-                 {"os_name", "posix"},       {"platform_machine", "x86_64"},     {"platform_system", "Linux"},
-                 {"implementation_name", "cpython"}};
+    venv::Facts f = testing::cpython311_facts();
     f.distributions = {{"numpy", "numpy", "1.26.4", {}},
                        {"pandas", "pandas", "2.1.4", {"numpy<2,>=1.23.2; python_version == \"3.11\""}},
                        {"scipy", "scipy", "1.13.1", {"numpy<2.3,>=1.22.4"}},
@@ -40,16 +36,7 @@ manifest::Manifest manifest_of(std::vector<manifest::Step> steps) {
 
 std::vector<index::ProjectPage> pages() {
     auto page = [](const std::string& project, const std::string& file) {
-        index::ProjectPage p;
-        p.request = {"pypi", "", project};
-        p.outcome = base::HttpOutcome::ok;
-        p.status = 200;
-        index::IndexFile f;
-        f.filename = file;
-        f.url = "http://127.0.0.1:9/pypi/" + project + "/" + file;
-        p.files.push_back(f);
-        p.file_count = 1;
-        return p;
+        return testing::one_file_page("pypi", project, file);
     };
     return {page("numpy", "numpy-2.2.6-cp311-cp311-manylinux_2_17_x86_64.whl"),
             page("pandas", "pandas-2.2.3-cp311-cp311-manylinux_2_17_x86_64.whl"),

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "plan/planner.hpp"
+#include "test_plan_helpers.hpp"
 
 using namespace stackup;
 
@@ -8,12 +9,7 @@ namespace {
 
 // A cu128 venv with NVIDIA's CUDA 12 wheels, and a manifest moving torch to cu130.
 venv::Facts cu128_venv() {
-    venv::Facts f;
-    f.interpreter = {"/v/bin/python", "3.11.7", 3, 11, "cpython", "cpython-311-x86_64-linux-gnu", "x86_64",
-                     "glibc 2.36", true};
-    f.markers = {{"python_version", "3.11"}, {"python_full_version", "3.11.7"}, {"sys_platform", "linux"},
-                 {"os_name", "posix"},       {"platform_machine", "x86_64"},     {"platform_system", "Linux"},
-                 {"implementation_name", "cpython"}};
+    venv::Facts f = testing::cpython311_facts();
     f.distributions = {{"nvidia-cublas-cu12", "nvidia-cublas-cu12", "12.8.4.1", {}},
                        {"nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu12", "12.8.90", {}},
                        {"numpy", "numpy", "2.3.4", {}},
@@ -36,16 +32,7 @@ manifest::Manifest cu130_manifest(std::vector<std::string> remove) {
 
 std::vector<index::ProjectPage> cu130_pages() {
     auto page = [](const std::string& project, const std::string& file) {
-        index::ProjectPage p;
-        p.request = {"pytorch", "", project};
-        p.outcome = base::HttpOutcome::ok;
-        p.status = 200;
-        index::IndexFile f;
-        f.filename = file;
-        f.url = "http://127.0.0.1:9/cu130/" + project + "/" + file;
-        p.files.push_back(f);
-        p.file_count = 1;
-        return p;
+        return testing::one_file_page("pytorch", project, file);
     };
     return {page("torch", "torch-2.11.0+cu130-cp311-cp311-manylinux_2_28_x86_64.whl"),
             page("nvidia-cuda-runtime", "nvidia_cuda_runtime-13.0.96-py3-none-manylinux_2_27_x86_64.whl")};

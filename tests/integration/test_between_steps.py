@@ -121,7 +121,7 @@ def in_place(t, server):
     r = t.stackup("apply", t.manifest(doc(server, venv, [NUMPY, PANDAS]), "in-place.yaml"),
                   "--snapshot-strategy", "copy")
     check_rc(r, 0)
-    check_says(r, "in place", "broken for now",
+    check_says(r, "the steps ran in the venv itself", "broken for now",
                "(to be repaired by step 'pandas', which installs pandas-like)",
                "between steps: pandas-like 2.1.4 requires numpy-like<2,>=1.23.2, but numpy-like 2.2.6 is installed "
                "(repaired by step 'pandas')")
