@@ -44,6 +44,7 @@ GOOD = {
     + "    packages: [torch]\n    prerelease: true\n    deps: false\n    remove: [torch]\n"
     + "checks:\n  - {name: c, python: 'import torch'}\nallow_mixed: [flashinfer-python]\n"
     + "allow_unmet: [sgl-kernel]\nsnapshot: {keep: 2}\n",
+    "cuda.arch": HEAD + "cuda: {toolkit: '13.0', arch: ['9.0', 12.0, '10.3']}\n" + STEP + "    packages: [six]\n",
 }
 
 # name -> manifest text; each must be refused by the schema and by the parser (exit 2).
@@ -69,6 +70,8 @@ BAD = {
     "python not MAJOR.MINOR": HEAD + "python: '3'\n" + STEP + "    packages: [six]\n",
     "require_driver not a boolean": HEAD + "cuda: {toolkit: '13.0', require_driver: sometimes}\n" + STEP
     + "    packages: [six]\n",
+    "cuda.arch as an SM name": HEAD + "cuda: {toolkit: '13.0', arch: [sm_90]}\n" + STEP + "    packages: [six]\n",
+    "cuda.arch not a list": HEAD + "cuda: {toolkit: '13.0', arch: '9.0'}\n" + STEP + "    packages: [six]\n",
     "unknown cuda key": HEAD + "cuda: {toolkit: '13.0', drivers: '>=1'}\n" + STEP + "    packages: [six]\n",
     "a check without python": HEAD + STEP + "    packages: [six]\nchecks:\n  - {name: c}\n",
     "allow_mixed of a non-name": HEAD + STEP + "    packages: [six]\nallow_mixed: [-x]\n",

@@ -158,6 +158,10 @@ _stackup_complete_func() {
             _stackup_add_lines compgen -W "12.8 12.9 13.0" -- "$cur"
             return 0
             ;;
+        --arch)
+            _stackup_add_lines compgen -W "7.5 8.0 8.6 8.9 9.0 10.0 10.3 12.0 12.1" -- "$cur"
+            return 0
+            ;;
     esac
 
     local cmd_opts=""
@@ -165,6 +169,7 @@ _stackup_complete_func() {
         plan/) cmd_opts="--out" ;;
         apply/) cmd_opts="--dry-run --stage" ;;
         rollback/) cmd_opts="--to" ;;
+        inspect/) cmd_opts="--arch" ;;
         init/) cmd_opts="--out --force --target-cuda" ;;
         snapshots/create) cmd_opts="--label" ;;
         snapshots/prune) cmd_opts="--keep" ;;
@@ -176,7 +181,7 @@ _stackup_complete_func() {
 
     case $cmd/$sub in
         /)
-            _stackup_add_lines compgen -W "plan apply switch verify rollback history init snapshots status" -- "$cur"
+            _stackup_add_lines compgen -W "plan apply switch verify inspect rollback history init snapshots status" -- "$cur"
             ;;
         snapshots/)
             _stackup_add_lines compgen -W "create list show delete prune" -- "$cur"
@@ -184,7 +189,7 @@ _stackup_complete_func() {
         apply/)
             ((npos == 0)) && _stackup_files "$cur" yaml yml json  # MANIFEST or a saved PLAN
             ;;
-        plan/ | verify/ | switch/ | rollback/ | history/ | status/ | snapshots/create | snapshots/list | \
+        plan/ | verify/ | inspect/ | switch/ | rollback/ | history/ | status/ | snapshots/create | snapshots/list | \
             snapshots/prune)
             ((npos == 0)) && _stackup_files "$cur" yaml yml
             ;;

@@ -67,6 +67,11 @@ public:
                     verify::describe(v));
             }
         }
+        for (const auto& j : step.checks) {
+            if (j.warning) {
+                say("    " + paint_("warning", Color::yellow) + ": " + j.dist + ": " + j.found);
+            }
+        }
         std::ostringstream secs;
         secs << std::fixed << std::setprecision(1) << step.seconds;
         bool ok = step.status == txn::StepStatus::ok;

@@ -20,6 +20,16 @@ std::string cuda_verdict(const std::vector<verify::Judgement>& judgements) {
     return "not judged";
 }
 
+// What the dists' shared objects said, in one line.
+std::string binaries_verdict(const std::vector<verify::Judgement>& judgements) {
+    for (const auto& j : judgements) {
+        if (j.dist.empty() && j.field == "binaries") {
+            return j.found;
+        }
+    }
+    return "not read";
+}
+
 }  // namespace
 
 std::function<int()> setup_verify(CLI::App& sub, const CommonOptions& common) {
@@ -31,6 +41,11 @@ std::function<int()> setup_verify(CLI::App& sub, const CommonOptions& common) {
         auto report = txn::verify_env(m, options);
         common.doc->body()["manifest"] = m.source.string();
         add_verify(*common.doc, report);
+        for (const auto& j : report.judgements) {
+            if (j.warning) {
+                std::cerr << "stackup: warning: " << j.dist << ": " << j.found << "\n";
+            }
+        }
         for (const auto& b : report.broken) {
             std::cerr << "stackup: warning: unmet requirement (as pip check sees it): " << verify::describe(b) << "\n";
         }
@@ -38,7 +53,8 @@ std::function<int()> setup_verify(CLI::App& sub, const CommonOptions& common) {
             if (common.verbosity != Verbosity::quiet) {
                 std::cout << "verified: " << options.venv.string() << " meets " << *manifest_path << " ("
                           << report.expectations.size() << " expectation(s), " << report.checks.size()
-                          << " check(s))\n  CUDA builds: " << cuda_verdict(report.judgements) << "\n";
+                          << " check(s))\n  CUDA builds: " << cuda_verdict(report.judgements)
+                          << "\n  binaries: " << binaries_verdict(report.judgements) << "\n";
             }
             return 0;
         }

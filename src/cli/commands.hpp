@@ -31,6 +31,7 @@ std::function<int()> setup_snapshots(CLI::App& sub, const CommonOptions& common)
 std::function<int()> setup_status(CLI::App& sub, const CommonOptions& common);
 std::function<int()> setup_history(CLI::App& sub, const CommonOptions& common);
 std::function<int()> setup_switch(CLI::App& sub, const CommonOptions& common);
+std::function<int()> setup_inspect(CLI::App& sub, const CommonOptions& common);
 
 inline const std::vector<Command>& commands() {
     static const std::vector<Command> table{
@@ -38,6 +39,7 @@ inline const std::vector<Command>& commands() {
         {"apply", "build the next generation beside the venv, verify each step there, switch it in with one rename", setup_apply},
         {"switch", "switch in the generation `apply --stage` built (refused when the venv moved on)", setup_switch},
         {"verify", "check the venv against the manifest's expectations (touches nothing)", setup_verify},
+        {"inspect", "per dist: the CUDA its binaries need, their GPU kernels, the libraries missing (touches nothing)", setup_inspect},
         {"rollback", "switch back to the previous (or --to the named) generation, exactly; can be undone", setup_rollback},
         {"history", "the generations: number, time, manifest, what changed, outcome, which is live", setup_history},
         {"init", "write a manifest of the venv as it is (a baseline), or --target-cuda: draft an upgrade", setup_init},

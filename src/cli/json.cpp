@@ -305,7 +305,7 @@ Json mismatch_json(ExitCode code, const verify::Mismatch& m) {
 
 Json judgement_json(const verify::Judgement& j) {
     return {{"step", or_null(j.step)}, {"dist", or_null(j.dist)}, {"field", j.field},
-            {"expected", j.expected},  {"found", j.found},        {"ok", j.ok}};
+            {"expected", j.expected},  {"found", j.found},        {"ok", j.ok}, {"warning", j.warning}};
 }
 
 Json check_json(const txn::CheckReport& check) {

@@ -51,6 +51,9 @@ struct Cuda {
     std::filesystem::path home;                    // default /usr/local/cuda-<toolkit>
     std::optional<pep::SpecifierSet> driver;       // ">=580.65.06"
     bool require_driver = false;
+    // The GPUs the kernels must run on, as compute capabilities ("9.0", "12.0"), each once;
+    // empty: the GPUs nvidia-smi reports, else none judged.
+    std::vector<std::string> arch;
     friend bool operator==(const Cuda&, const Cuda&) = default;
 };
 

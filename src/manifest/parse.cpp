@@ -81,7 +81,7 @@ constexpr const char* supported_version = "1";
 
 const std::vector<std::string> top_keys = {"version", "name", "venv", "python", "cuda", "indexes", "default_index",
                                            "steps", "checks", "allow_mixed", "allow_unmet", "env", "snapshot"};
-const std::vector<std::string> cuda_keys = {"toolkit", "home", "driver", "require_driver"};
+const std::vector<std::string> cuda_keys = {"toolkit", "home", "driver", "require_driver", "arch"};
 const std::vector<std::string> check_keys = {"name", "python"};
 const std::vector<std::string> snapshot_keys = {"keep"};
 
@@ -206,6 +206,22 @@ std::string read_major_minor(const Reader& reader, const Field& field, std::stri
     return text;
 }
 
+// cuda.arch: compute capabilities as nvidia-smi prints them ("12.0"), each once.
+std::vector<std::string> read_arch(const Reader& reader, const Field& field) {
+    std::vector<std::string> arch;
+    for (const YAML::Node& item : read_list(reader, field, "arch")) {
+        std::string text = read_item(reader, item, "arch");
+        if (!matches(text, R"([1-9][0-9]?\.[0-9])")) {
+            reader.fail(item, "expected a compute capability in 'arch' as MAJOR.MINOR, like \"12.0\" (nvidia-smi "
+                              "--query-gpu=compute_cap), got '" + text + "'");
+        }
+        if (std::find(arch.begin(), arch.end(), text) == arch.end()) {
+            arch.push_back(text);
+        }
+    }
+    return arch;
+}
+
 Cuda read_cuda(const Context& ctx, const Field& field) {
     Fields fields(ctx.reader, field, "cuda", "in 'cuda'");
     fields.only(cuda_keys);
@@ -218,6 +234,9 @@ Cuda read_cuda(const Context& ctx, const Field& field) {
     }
     if (const Field* require = fields.find("require_driver")) {
         cuda.require_driver = read_bool(ctx.reader, *require, "require_driver");
+    }
+    if (const Field* arch = fields.find("arch")) {
+        cuda.arch = read_arch(ctx.reader, *arch);
     }
     return cuda;
 }

@@ -238,6 +238,17 @@ TEST_SUITE("manifest") {
         check_failure(minimal + "cuda: {toolkit: 13}\n", 9, 17, "expected 'toolkit' as MAJOR.MINOR, like \"13.0\", got '13'");
     }
 
+    TEST_CASE("cuda.arch: compute capabilities, each once, else an error at the item") {
+        m::Manifest man = m::parse(minimal + "cuda: {toolkit: '13.0', arch: ['12.0', 9.0, '12.0', '10.3']}\n", "m.yaml",
+                                   options());
+        CHECK(man.cuda->arch == std::vector<std::string>{"12.0", "9.0", "10.3"});
+        CHECK(m::parse(minimal + "cuda: {toolkit: '13.0'}\n", "m.yaml", options()).cuda->arch.empty());
+        check_failure(minimal + "cuda: {toolkit: '13.0', arch: ['sm_90']}\n", 9, 32,
+                      "expected a compute capability in 'arch' as MAJOR.MINOR, like \"12.0\"");
+        check_failure(minimal + "cuda: {toolkit: '13.0', arch: ['12.10']}\n", 9, 32, "got '12.10'");
+        check_failure(minimal + "cuda: {toolkit: '13.0', arch: '12.0'}\n", 9, 31, "arch");
+    }
+
     TEST_CASE("scalars keep the text they were written with") {
         std::string text = minimal + "    expect:\n      six: {attrs: {__version__: 1.10, version.cuda: '13.0'}, cuda: 13.0}\n" +
                "python: 3.10\ncuda:\n  toolkit: 13.0\nenv:\n  MAX_JOBS: 8\n  UV_HTTP_TIMEOUT: \"120\"\n  FLAG: true\n";

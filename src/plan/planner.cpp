@@ -304,7 +304,7 @@ std::string untargeted_mix(const manifest::Manifest& m, const venv::Facts& facts
     if (verify::target_cuda(m)) {
         return "";  // with a target, end_state_problem judges
     }
-    auto scan = verify::scan_cuda(predicted_end_state(facts, plan), std::nullopt, m.allow_mixed);
+    auto scan = verify::scan_cuda(predicted_end_state(facts, plan), std::nullopt, m.allow_mixed, {}, &facts.binaries);
     if (scan.seen.size() < 2) {
         return "";
     }
@@ -415,13 +415,13 @@ std::string end_state_problem(const manifest::Manifest& m, const venv::Facts& fa
         return "";
     }
     auto end = predicted_end_state(facts, plan);
-    auto scan = verify::scan_cuda(end, target, m.allow_mixed);
+    auto scan = verify::scan_cuda(end, target, m.allow_mixed, {}, &facts.binaries);
     if (scan.mixed.empty()) {
         return "";
     }
-    std::map<std::string, std::string> versions;
+    std::map<std::string, venv::Distribution> dists;
     for (const auto& d : end) {
-        versions[d.normalized] = d.version;
+        dists[d.normalized] = d;
     }
     std::map<std::size_t, std::vector<std::string>> by_step;
     std::vector<std::string> names;
@@ -430,7 +430,7 @@ std::string end_state_problem(const manifest::Manifest& m, const venv::Facts& fa
                       " (uv never uninstalls a dist it did not replace):";
     for (const auto& x : scan.mixed) {
         out += "\n    " + x.dist + " " + x.found;
-        auto flavour = *verify::cuda_flavour(x.dist, versions[x.dist]);
+        auto flavour = *verify::cuda_build(dists[x.dist], &facts.binaries, target);
         by_step[step_for(flavour, plan, *target)].push_back(x.dist);
         names.push_back(x.dist);
         if (!flavour.label.empty()) {

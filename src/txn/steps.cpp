@@ -149,7 +149,7 @@ bool StepRunner::step(std::size_t i, venv::Facts& facts, ApplyReport& report) {
     venv::Facts after = probe_after(i, facts, r);
     r.packages = package_rows(&step, facts, after);
     if (r.mismatches.empty()) {
-        r.checks = verify::judge_all(m_, i, after);
+        r.checks = verify::judge_all(m_, i, after, {&baseline_facts_, gpus_});
         auto broken = judge_requirements(i, after, r);
         r.checks.insert(r.checks.end(), broken.begin(), broken.end());
         r.mismatches = verify::failures(r.checks);
@@ -162,8 +162,13 @@ bool StepRunner::step(std::size_t i, venv::Facts& facts, ApplyReport& report) {
 }
 
 // What the venv's requirements looked like before the first step: only what a step breaks counts.
+// So are the CUDA libraries its binaries miss; the GPUs the kernels must run on are asked once.
 void StepRunner::set_baseline(const venv::Facts& facts) {
     baseline_ = verify::broken_requirements(facts.distributions, facts.markers);
+    baseline_facts_ = facts;
+    if (!(m_.cuda && !m_.cuda->arch.empty())) {
+        gpus_ = venv::probe_gpus(env_);
+    }
 }
 
 void StepRunner::checks(ApplyReport& report) {

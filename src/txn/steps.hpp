@@ -12,6 +12,7 @@
 #include "installer/runner.hpp"
 #include "manifest/manifest.hpp"
 #include "txn/apply.hpp"
+#include "venv/driver.hpp"
 #include "venv/probe.hpp"
 #include "verify/requires.hpp"
 
@@ -74,6 +75,8 @@ private:
     installer::Mode mode_;
     Tools& tools_;
     std::vector<verify::BrokenRequirement> baseline_;
+    venv::Facts baseline_facts_;
+    std::optional<venv::GpuFacts> gpus_;
 };
 
 }  // namespace stackup::txn

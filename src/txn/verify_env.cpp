@@ -2,6 +2,7 @@
 
 #include "txn/checks.hpp"
 #include "manifest/environment.hpp"
+#include "venv/driver.hpp"
 
 namespace stackup::txn {
 
@@ -11,7 +12,11 @@ VerifyReport verify_env(const manifest::Manifest& m, const Options& options) {
     std::size_t last = m.steps.empty() ? 0 : m.steps.size() - 1;
     report.expectations = verify::expectations_through(m, last);
     report.facts = venv::probe(options.venv, verify::import_requests(report.expectations), env);
-    report.judgements = verify::judge_all(m, last, report.facts);
+    verify::Context context;
+    if (!(m.cuda && !m.cuda->arch.empty())) {
+        context.gpus = venv::probe_gpus(env);
+    }
+    report.judgements = verify::judge_all(m, last, report.facts, context);
     report.mismatches = verify::failures(report.judgements);
     report.broken = verify::broken_requirements(report.facts.distributions, report.facts.markers);
     for (const auto& check : m.checks) {
@@ -21,6 +26,27 @@ VerifyReport verify_env(const manifest::Manifest& m, const Options& options) {
         }
         report.checks.push_back(std::move(c));
     }
+    return report;
+}
+
+InspectReport inspect_env(const manifest::Manifest* m, const Options& options, const std::vector<std::string>& arch) {
+    auto env = m ? manifest::child_environment(*m, options.venv, options.caller_env) : options.caller_env;
+    InspectReport report;
+    report.facts = venv::probe(options.venv, {}, env);
+    manifest::Manifest targets_of = m ? *m : manifest::Manifest{};
+    if (!arch.empty()) {
+        targets_of.cuda = targets_of.cuda.value_or(manifest::Cuda{});
+        targets_of.cuda->arch = arch;
+    }
+    std::optional<venv::GpuFacts> gpus;
+    if (!(targets_of.cuda && !targets_of.cuda->arch.empty())) {
+        gpus = venv::probe_gpus(env);
+    }
+    report.targets = verify::gpu_targets(targets_of, gpus);
+    if (!arch.empty()) {
+        report.targets.from = "--arch";
+    }
+    report.dists = verify::summarize_dists(report.facts.distributions, report.facts.binaries, report.targets);
     return report;
 }
 

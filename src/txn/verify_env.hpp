@@ -6,6 +6,7 @@
 
 #include "manifest/manifest.hpp"
 #include "txn/apply.hpp"
+#include "verify/binaries.hpp"
 #include "verify/requires.hpp"
 
 namespace stackup::txn {
@@ -24,5 +25,15 @@ struct VerifyReport {
 
 // Every expectation of the manifest, the mixed-CUDA scan and the checks; touches nothing.
 VerifyReport verify_env(const manifest::Manifest& m, const Options& options);
+
+// `stackup inspect`: per dist with shared objects, its CUDA build, kernels and missing libraries.
+struct InspectReport {
+    venv::Facts facts;
+    verify::GpuTargets targets;
+    std::vector<verify::DistSummary> dists;
+};
+// `arch` (compute capabilities) given: those are the targets; else the manifest's cuda.arch (`m`
+// may be null), else what nvidia-smi reports. Touches nothing.
+InspectReport inspect_env(const manifest::Manifest* m, const Options& options, const std::vector<std::string>& arch);
 
 }  // namespace stackup::txn

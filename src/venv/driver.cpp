@@ -1,5 +1,6 @@
 #include "venv/driver.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -31,6 +32,32 @@ std::optional<std::string> parse_proc_driver_version(std::string_view text) {
         return m[1].str();
     }
     return std::nullopt;
+}
+
+std::vector<std::string> parse_compute_caps(std::string_view output) {
+    static const std::regex re("[1-9][0-9]?\\.[0-9]");
+    std::vector<std::string> caps;
+    std::istringstream lines{std::string(output)};
+    for (std::string line; std::getline(lines, line);) {
+        std::string cap(base::trim(line));
+        if (std::regex_match(cap, re) && std::find(caps.begin(), caps.end(), cap) == caps.end()) {
+            caps.push_back(cap);
+        }
+    }
+    return caps;
+}
+
+GpuFacts probe_gpus(const base::Environment& env) {
+    std::string smi = base::find_program("nvidia-smi", env);
+    if (smi.empty()) {
+        return {{}, "nvidia-smi is not on PATH"};
+    }
+    auto r = base::run_process({{smi, "--query-gpu=compute_cap", "--format=csv,noheader"}, env, std::nullopt});
+    if (!r.ok()) {
+        return {{}, smi + " " + r.describe()};
+    }
+    auto caps = parse_compute_caps(r.output);
+    return {caps, caps.empty() ? smi + " printed no compute capability" : smi};
 }
 
 DriverFacts probe_driver(const base::Environment& env, const std::filesystem::path& proc_file) {

@@ -167,11 +167,22 @@ Facts probe(const std::filesystem::path& venv, const std::vector<ImportRequest>&
         throw Error(ExitCode::preflight_failed, "cannot inspect venv " + venv.string() + ": " + python.string() +
                                                     " " + result.describe() + "\n" + result.output);
     }
+    Facts facts;
     try {
-        return parse_probe_result(text);
+        facts = parse_probe_result(text);
     } catch (const nlohmann::json::exception& e) {
         throw Error(ExitCode::preflight_failed, "cannot read the venv probe's answer: " + std::string(e.what()));
     }
+    std::vector<InstalledDist> dists;
+    for (const auto& d : facts.distributions) {
+        dists.push_back({d.normalized, d.version});
+    }
+    const auto site_packages = venv / "lib" /
+                               ("python" + std::to_string(facts.interpreter.major) + "." +
+                                std::to_string(facts.interpreter.minor)) / "site-packages";
+    const bool driver = std::filesystem::exists("/proc/driver/nvidia/version");
+    facts.binaries = scan_binaries(site_packages, dists, env, driver, process_binary_cache());
+    return facts;
 }
 
 }  // namespace stackup::venv

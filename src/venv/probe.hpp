@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/process.hpp"
+#include "venv/binaries.hpp"
 
 namespace stackup::venv {
 
@@ -68,6 +69,8 @@ struct Facts {
     // os_name, sys_platform, platform_machine, platform_system, platform_release,
     // platform_version, platform_python_implementation, implementation_name, implementation_version.
     std::map<std::string, std::string> markers;
+    // The dists' shared objects: what they link, their CUDA kernels, the CUDA libraries missing.
+    BinaryFacts binaries{};
 
     const Distribution* find(const std::string& normalized) const;
     const ImportResult* import_of(const std::string& dist) const;
@@ -86,7 +89,8 @@ struct Bytecode {
     std::filesystem::path named_as;
 };
 
-// Runs the probe. Throws Error(preflight_failed) when the venv has no python or
+// Runs the probe, then reads the dists' shared objects (scan_binaries, with the process's cache).
+// Throws Error(preflight_failed) when the venv has no python or
 // the probe cannot run. `env` is the probe's whole environment.
 Facts probe(const std::filesystem::path& venv, const std::vector<ImportRequest>& requests,
             const base::Environment& env, const Bytecode& bytecode = {});

@@ -230,14 +230,38 @@ std::optional<std::string> target_cuda_label(const manifest::Manifest& m) {
     return target ? std::optional<std::string>(target->label) : std::nullopt;
 }
 
+std::optional<CudaFlavour> cuda_build(const venv::Distribution& d, const venv::BinaryFacts* binaries,
+                                      const std::optional<CudaTarget>& target) {
+    auto named = cuda_flavour(d.normalized, d.version);
+    const venv::DistBinaries* found = nullptr;
+    if (binaries) {
+        for (const auto& b : binaries->dists) {
+            // Another version than the one read (a plan's predicted end state): its binaries are not known.
+            found = b.dist == d.normalized && b.version == d.version ? &b : found;
+        }
+    }
+    auto majors = found ? binary_cuda_majors(*found) : std::map<int, std::string>{};
+    if (majors.empty()) {
+        return named;
+    }
+    if (named && majors.count(named->major)) {
+        return named;  // the binaries agree with the label: the label says the minor too
+    }
+    // Binaries needing two majors pass where one is the target's: what of it cannot load, the
+    // library check names.
+    auto chosen = target && majors.count(target->major) ? majors.find(target->major) : majors.begin();
+    return CudaFlavour{chosen->first, "", d.normalized, chosen->second};
+}
+
 CudaScan scan_cuda(const std::vector<venv::Distribution>& dists, const std::optional<CudaTarget>& target,
-                   const std::vector<std::string>& allow_mixed, const std::vector<std::string>& spared) {
+                   const std::vector<std::string>& allow_mixed, const std::vector<std::string>& spared,
+                   const venv::BinaryFacts* binaries) {
     auto listed = [](const std::vector<std::string>& names, const std::string& name) {
         return std::find(names.begin(), names.end(), name) != names.end();
     };
     CudaScan scan;
     for (const auto& d : dists) {
-        auto flavour = cuda_flavour(d.normalized, d.version);
+        auto flavour = cuda_build(d, binaries, target);
         if (!flavour) {
             continue;
         }
@@ -316,7 +340,8 @@ std::vector<Judgement> judge_removals(const manifest::Manifest& m, std::size_t l
     return out;
 }
 
-std::vector<Judgement> judge_all(const manifest::Manifest& m, std::size_t last, const venv::Facts& facts) {
+std::vector<Judgement> judge_all(const manifest::Manifest& m, std::size_t last, const venv::Facts& facts,
+                                 const Context& context) {
     auto out = judge_expectations(expectations_through(m, last), facts);
     auto removals = judge_removals(m, last, facts.distributions);
     out.insert(out.end(), removals.begin(), removals.end());
@@ -328,13 +353,23 @@ std::vector<Judgement> judge_all(const manifest::Manifest& m, std::size_t last, 
         }
     }
     auto target = target_cuda(m);
-    auto cuda = cuda_judgements(scan_cuda(facts.distributions, target, m.allow_mixed, spared), target);
+    auto cuda = cuda_judgements(scan_cuda(facts.distributions, target, m.allow_mixed, spared, &facts.binaries), target);
     out.insert(out.end(), cuda.begin(), cuda.end());
+    const auto* before = context.before ? &context.before->binaries : nullptr;
+    auto libraries = judge_libraries(m, last, facts.binaries, before, spared);
+    out.insert(out.end(), libraries.begin(), libraries.end());
+    auto targets = gpu_targets(m, context.gpus);
+    auto kernels = judge_kernels(facts.binaries, targets, spared);
+    out.insert(out.end(), kernels.begin(), kernels.end());
+    auto unreadable = judge_unreadable(facts.binaries);
+    out.insert(out.end(), unreadable.begin(), unreadable.end());
+    out.push_back(binaries_summary(facts.binaries, targets));
     return out;
 }
 
-std::vector<Mismatch> check_all(const manifest::Manifest& m, std::size_t last, const venv::Facts& facts) {
-    return failures(judge_all(m, last, facts));
+std::vector<Mismatch> check_all(const manifest::Manifest& m, std::size_t last, const venv::Facts& facts,
+                                const Context& context) {
+    return failures(judge_all(m, last, facts, context));
 }
 
 }  // namespace stackup::verify

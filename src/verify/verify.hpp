@@ -8,6 +8,7 @@
 
 #include "manifest/manifest.hpp"
 #include "venv/probe.hpp"
+#include "verify/binaries.hpp"
 #include "verify/cuda.hpp"
 
 namespace stackup::verify {
@@ -29,6 +30,7 @@ struct Judgement {
     std::string expected;
     std::string found;
     bool ok = false;
+    bool warning = false;   // passed, but worth saying (ok stays true)
     friend bool operator==(const Judgement&, const Judgement&) = default;
 };
 
@@ -69,9 +71,15 @@ struct CudaScan {
     std::map<int, std::vector<std::string>> seen;   // CUDA major -> "name version" of every CUDA-specific dist
 };
 // `allow_mixed` and `spared` (what a later step installs) are exempt; with no
-// target nothing is mixed, but `seen` still says what is there.
+// target nothing is mixed, but `seen` still says what is there. A dist's binaries, where
+// `binaries` read any that need a CUDA library of one major, are the first evidence
+// (binary_cuda_majors); its name and version label the fallback.
 CudaScan scan_cuda(const std::vector<venv::Distribution>& dists, const std::optional<CudaTarget>& target,
-                   const std::vector<std::string>& allow_mixed, const std::vector<std::string>& spared = {});
+                   const std::vector<std::string>& allow_mixed, const std::vector<std::string>& spared = {},
+                   const venv::BinaryFacts* binaries = nullptr);
+// The CUDA build of `d`: from its binaries where they say, else from its name and label.
+std::optional<CudaFlavour> cuda_build(const venv::Distribution& d, const venv::BinaryFacts* binaries,
+                                      const std::optional<CudaTarget>& target = std::nullopt);
 // scan_cuda(...).mixed against the target label "cu130".
 std::vector<Mismatch> scan_mixed_cuda(const std::vector<venv::Distribution>& dists, const std::string& target,
                                       const std::vector<std::string>& allow_mixed);
@@ -87,10 +95,18 @@ std::vector<Judgement> cuda_judgements(const CudaScan& scan, const std::optional
 std::vector<Judgement> judge_removals(const manifest::Manifest& m, std::size_t last,
                                       const std::vector<venv::Distribution>& dists);
 
-// The whole round after a step: expectations, removals, then the mixed-CUDA
-// scan, which spares the dists a later step will install (after the last step, none).
-std::vector<Judgement> judge_all(const manifest::Manifest& m, std::size_t last, const venv::Facts& facts);
+// What a round is judged against besides the manifest and the facts.
+struct Context {
+    const venv::Facts* before = nullptr;            // the venv before the run (apply), none for verify
+    std::optional<venv::GpuFacts> gpus{};           // what nvidia-smi reported, when it was asked
+};
+
+// The whole round after a step: expectations, removals, the mixed-CUDA scan, the binaries'
+// libraries and kernels; the scans spare the dists a later step will install (after the last step, none).
+std::vector<Judgement> judge_all(const manifest::Manifest& m, std::size_t last, const venv::Facts& facts,
+                                 const Context& context = {});
 // The failures of judge_all.
-std::vector<Mismatch> check_all(const manifest::Manifest& m, std::size_t last, const venv::Facts& facts);
+std::vector<Mismatch> check_all(const manifest::Manifest& m, std::size_t last, const venv::Facts& facts,
+                                const Context& context = {});
 
 }  // namespace stackup::verify

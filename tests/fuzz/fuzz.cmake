@@ -4,7 +4,7 @@
 #  - with -DSTACKUP_FUZZ=ON (clang): stackup_fuzz_<target>, linked with libFuzzer. The whole
 #    build is then instrumented for coverage and ASan + UBSan (contrib/fuzz.sh sets this up).
 file(GLOB stackup_fuzz_sources CONFIGURE_DEPENDS "${CMAKE_CURRENT_LIST_DIR}/fuzz_*.cpp")
-set(stackup_fuzz_libs stackup_pep stackup_manifest stackup_index stackup_installer stackup_txn
+set(stackup_fuzz_libs stackup_pep stackup_binary stackup_manifest stackup_index stackup_installer stackup_txn
     stackup_snapshot stackup_plan)
 set(stackup_replay_targets "")
 foreach(source IN LISTS stackup_fuzz_sources)

@@ -5,20 +5,25 @@
 
 Every target gets the real inputs its parser meets: PEP 440 cases for version and specifier,
 wheel names and tags for wheel, stored index pages for page_html and page_json, the repo's
-manifests and saved plan, and hand-written journals, snapshot indexes and uv outputs in the
-formats stackup writes and uv prints.
+manifests and saved plan, hand-written journals, snapshot indexes and uv outputs in the
+formats stackup writes and uv prints, and for elf: ELF files made here (with fatbin containers
+laid out as nvcc lays them), small ones cc builds, and small or cut system and CUDA libraries.
 """
 import argparse
 import hashlib
 import json
 import pathlib
 import re
+import shutil
+import struct
+import subprocess
+import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 
 TARGETS = ["version", "specifier", "requirement", "wheel", "manifest", "page_html", "page_json",
-           "uv_summary", "journal", "snapshot_index", "saved_plan", "url", "tool_output"]
+           "uv_summary", "journal", "snapshot_index", "saved_plan", "url", "tool_output", "elf"]
 
 
 def unescape(text):
@@ -99,6 +104,169 @@ def tool_samples():
     ]
 
 
+FATBIN_MAGIC = 0xBA55ED50
+SEED_LIMIT = 200 * 1024
+
+
+def fat_entry(kind=2, arch=90, flags=0x11, major=1, minor=8, payload=16, header_size=64):
+    """One fatbin entry (src/binary/elf.hpp's layout) with a zero payload."""
+    header = bytearray(header_size)
+    struct.pack_into("<HHIQ", header, 0, kind, 0x0101, header_size, payload)
+    struct.pack_into("<HHI", header, 0x18, minor, major, arch)
+    struct.pack_into("<Q", header, 0x28, flags)
+    return bytes(header) + bytes(payload)
+
+
+def fat_container(entries):
+    body = b"".join(entries)
+    return struct.pack("<IHHQ", FATBIN_MAGIC, 1, 16, len(body)) + body
+
+
+def make_elf(dynamic, sections, is64=True, big=False):
+    """A shared object as a linker lays it out: header, program headers (PT_LOAD over the whole
+    file, PT_DYNAMIC), .dynstr, .dynamic, the sections' data, .shstrtab, section headers."""
+    e = ">" if big else "<"
+    word = "Q" if is64 else "I"
+    ehdr_size, phdr_size, shdr_size = (64, 56, 64) if is64 else (52, 32, 40)
+    dyn_fmt = e + ("qQ" if is64 else "iI")
+    base = 0x10000
+    out = bytearray(ehdr_size)
+
+    def append(data):
+        out.extend(bytes(-len(out) % 8))
+        at = len(out)
+        out.extend(data)
+        return at
+
+    phoff = append(bytes(2 * phdr_size))
+    dynstr = b"\0"
+    dyns = []
+    for tag, text in dynamic:
+        dyns.append((tag, len(dynstr)))
+        dynstr += text.encode() + b"\0"
+    dynstr_at = append(dynstr)
+    dyns += [(5, base + dynstr_at), (10, len(dynstr)), (0, 0)]  # DT_STRTAB, DT_STRSZ, DT_NULL
+    dynamic_at = append(b"".join(struct.pack(dyn_fmt, tag, value) for tag, value in dyns))
+    dynamic_size = len(dyns) * struct.calcsize(dyn_fmt)
+    shstrtab = b"\0"
+    shdrs = [(0, 0, 0, 0)]
+    for name, data in sections:
+        shdrs.append((len(shstrtab), 1, append(data), len(data)))  # SHT_PROGBITS
+        shstrtab += name.encode() + b"\0"
+    shdrs.append((len(shstrtab), 3, 0, 0))  # SHT_STRTAB
+    shstrtab += b".shstrtab\0"
+    shdrs[-1] = (shdrs[-1][0], 3, append(shstrtab), len(shstrtab))
+    if is64:
+        shdr = lambda n, t, o, s: struct.pack(e + "IIQQQQIIQQ", n, t, 0, 0, o, s, 0, 0, 1, 0)
+        phdr = lambda t, o, v, s: struct.pack(e + "IIQQQQQQ", t, 4, o, v, v, s, s, 8)
+    else:
+        shdr = lambda n, t, o, s: struct.pack(e + "IIIIIIIIII", n, t, 0, 0, o, s, 0, 0, 1, 0)
+        phdr = lambda t, o, v, s: struct.pack(e + "IIIIIIII", t, o, v, v, s, s, 4, 8)
+    shoff = append(b"".join(shdr(*h) for h in shdrs))
+    out[phoff:phoff + 2 * phdr_size] = phdr(1, 0, base, len(out)) + phdr(2, dynamic_at, base + dynamic_at,
+                                                                             dynamic_size)
+    ident = b"\x7fELF" + bytes([2 if is64 else 1, 2 if big else 1, 1]) + bytes(9)
+    out[0:ehdr_size] = ident + struct.pack(e + "HHI" + word * 3 + "IHHHHHH", 3, 62, 1, 0, phoff, shoff, 0,
+                                           ehdr_size, phdr_size, 2, shdr_size, len(shdrs), len(shdrs) - 1)
+    return bytes(out)
+
+
+def elf_section(path, wanted, limit):
+    """The bytes of section `wanted` of a little-endian ELF64 file, read by offset (the file may be
+    hundreds of MB), or None when absent or larger than `limit`."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(64)
+            if header[:4] != b"\x7fELF" or header[4] != 2 or header[5] != 1:
+                return None
+            shoff, = struct.unpack_from("<Q", header, 0x28)
+            shentsize, shnum, shstrndx = struct.unpack_from("<HHH", header, 0x3a)
+            f.seek(shoff)
+            table = f.read(shentsize * shnum)
+            sections = [struct.unpack_from("<IIQQQQ", table, i * shentsize) for i in range(shnum)]
+            _, _, _, _, names_at, names_size = sections[shstrndx]
+            f.seek(names_at)
+            names = f.read(names_size)
+            for name, _, _, _, offset, size in sections:
+                if names[name:names.index(b"\0", name)] == wanted.encode() and size <= limit:
+                    f.seek(offset)
+                    return f.read(size)
+    except (OSError, struct.error, IndexError, ValueError):
+        return None
+    return None
+
+
+def first_container(fatbin):
+    """The first fatbin container of a section's bytes."""
+    if not fatbin or len(fatbin) < 16:
+        return None
+    _, _, header_size, size = struct.unpack_from("<IHHQ", fatbin, 0)
+    return fatbin[:header_size + size]
+
+
+def cc_built():
+    """A libcudart.so.12 stub and a library linking it by DT_RUNPATH, where cc exists."""
+    cc = shutil.which("cc")
+    if not cc:
+        return []
+    with tempfile.TemporaryDirectory(prefix="stackup-elf-seeds-") as tmp:
+        folder = pathlib.Path(tmp)
+        (folder / "stub.c").write_text("int cudaGetDeviceCount(int* n) { *n = 0; return 0; }\n")
+        (folder / "user.c").write_text("int cudaGetDeviceCount(int*);\nint f(void) { int n; return cudaGetDeviceCount(&n); }\n")
+        builds = [["-Wl,-soname,libcudart.so.12", "-o", "libcudart.so.12", "stub.c"],
+                  ["-Wl,-rpath,$ORIGIN/../lib:/opt/cuda", "-Wl,--enable-new-dtags", "-o", "libuser.so", "user.c",
+                   "libcudart.so.12"]]
+        for args in builds:
+            if subprocess.run([cc, "-shared", "-fPIC", "-s", *args], cwd=folder, capture_output=True).returncode:
+                return []
+        return [(folder / name).read_bytes() for name in ("libcudart.so.12", "libuser.so")]
+
+
+def overflowing(elf):
+    """`elf` with its first fatbin entry's payload size so large that the entry's end overflows."""
+    at = elf.index(struct.pack("<I", FATBIN_MAGIC)) + 16 + 8
+    return elf[:at] + struct.pack("<Q", 2 ** 64 - 48) + elf[at + 8:]
+
+
+def elf_samples():
+    dynamic = [(14, "libkern.so.1"), (1, "libcudart.so.12"), (1, "libc.so.6"), (29, "$ORIGIN:$ORIGIN/../lib"),
+               (15, "/opt/cuda/lib64")]  # DT_SONAME, DT_NEEDED, DT_RUNPATH, DT_RPATH
+    fatbin = (fat_container([fat_entry(arch=80), fat_entry(arch=90, flags=0x108011),
+                             fat_entry(arch=100, flags=0x1208011, header_size=112),
+                             fat_entry(arch=120, flags=0x1102011, header_size=96)])
+              + fat_container([fat_entry(kind=1, arch=90, flags=0x8011, major=9, minor=0, header_size=80),
+                               fat_entry(arch=80)])
+              + fat_container([]))
+    relfatbin = fat_container([fat_entry(kind=8, arch=100, flags=0x118011, major=1, minor=65, header_size=120)])
+    made = make_elf(dynamic, [(".nv_fatbin", fatbin), ("__nv_relfatbin", relfatbin)])
+    samples = [made,
+               make_elf(dynamic, [(".nv_fatbin", fatbin)], is64=False),
+               make_elf(dynamic, [(".nv_fatbin", fatbin)], big=True),
+               make_elf(dynamic, [(".nv_fatbin", fatbin)], is64=False, big=True),
+               made[:64], made[:len(made) // 2],
+               overflowing(made),
+               make_elf([], []),
+               b"#!/usr/bin/env python3\nprint('not ELF')\n"]
+    cuda = pathlib.Path("/usr/local/cuda/lib64")
+    for library in ("libcufft.so.12", "libcudnn_cnn.so.9", "libnccl.so.2", "libcublas.so.13"):
+        container = first_container(elf_section(cuda / library, ".nv_fatbin", 64 << 20))
+        if container and len(container) < SEED_LIMIT - 4096:
+            samples.append(make_elf(dynamic, [(".nv_fatbin", container)]))
+    samples += cc_built()
+    for path in ("/usr/lib/x86_64-linux-gnu/libz.so.1", "/usr/lib/x86_64-linux-gnu/libffi.so.8",
+                 cuda / "libnvtx3interop.so.1", cuda / "stubs" / "libcuda.so", cuda / "libcudart.so.13",
+                 cuda / "libcublasLt.so.13"):
+        path = pathlib.Path(path)
+        if path.is_file():
+            with open(path, "rb") as f:
+                head = f.read(SEED_LIMIT)
+            if len(head) < SEED_LIMIT:
+                samples.append(head)  # the whole file
+            if len(head) > 64 * 1024:
+                samples.append(head[:64 * 1024])  # its headers' region
+    return samples
+
+
 def write(out, target, items):
     folder = out / target
     folder.mkdir(parents=True, exist_ok=True)
@@ -149,6 +317,7 @@ def main():
         "saved_plan": write(args.out, "saved_plan", plans),
         "url": write(args.out, "url", url_samples(pages.get(".html", []))),
         "tool_output": write(args.out, "tool_output", tool_samples()),
+        "elf": write(args.out, "elf", elf_samples()),
     }
     assert set(counts) == set(TARGETS)
     for target, count in counts.items():

@@ -1,6 +1,7 @@
 """The driver check of preflight, with a stand-in nvidia-smi on PATH (this machine has no
-GPU driver). The stand-in answers `--query-gpu=driver_version --format=csv,noheader` as the
-real tool does (one line per GPU) and fails on anything else.
+GPU driver). The stand-in answers `--query-gpu=driver_version --format=csv,noheader` and
+`--query-gpu=compute_cap --format=csv,noheader` as the real tool does (one line per GPU) and
+fails on anything else.
 - new enough: plan exits 0;
 - too old: plan exits 3 naming the minimum and the version found;
 - absent: a warning and exit 0; with require_driver: true, exit 3;
@@ -19,9 +20,13 @@ from harness import Skip, check, check_rc, check_says, child_env, find_stackup, 
 
 NVCC_HOME = "/usr/local/cuda-13.0"
 STAND_IN = """#!/bin/sh
-# stand-in for nvidia-smi: 8 GPUs on driver {version}
+# stand-in for nvidia-smi: 8 GPUs (compute capability 9.0) on driver {version}
 if [ "$1" = "--query-gpu=driver_version" ] && [ "$2" = "--format=csv,noheader" ]; then
   for i in 1 2 3 4 5 6 7 8; do echo "{version}"; done
+  exit 0
+fi
+if [ "$1" = "--query-gpu=compute_cap" ] && [ "$2" = "--format=csv,noheader" ]; then
+  for i in 1 2 3 4 5 6 7 8; do echo "9.0"; done
   exit 0
 fi
 echo "stand-in nvidia-smi: unsupported arguments: $*" >&2

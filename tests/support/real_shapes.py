@@ -4,6 +4,7 @@ pair whose newer version adds a dependency. Built with wheels.build_wheel, serve
 """
 import os
 
+from cuda_fixtures import stub_library
 from wheels import build_wheel
 
 INDEX = "shapes"
@@ -55,7 +56,7 @@ def _healthy(root):
     wheel("opencv-like-headless", {
         "cv2like/__init__.py": "from .version import opencv_version\n__version__ = '4.9.0'\n",
         "cv2like/version.py": "opencv_version = '4.9.0.80'\n",
-        "opencv_like_headless.libs/libavcodec-like.so.59": b"\x7fELF not really\n",
+        "opencv_like_headless.libs/libavcodec-like.so.59": stub_library("libavcodec-like.so.59"),
     }, top_level=["cv2like"])
     wheel("nvml-like-py", {
         "example.py": "import pynvmllike\nprint('example: a demo script installed as a top-level module')\n",
@@ -67,8 +68,8 @@ def _healthy(root):
                                   "def compile(pattern):\n    return pattern\n",
     }, top_level=["regexlike"])
     wheel("nvidia-like-runtime-cu12", {
-        "nvidia/like_runtime/lib/libx.so.12": b"\x7fELF not really\n",
-        "nvidia/like_runtime/lib/libx.so": b"\x7fELF not really\n",
+        "nvidia/like_runtime/lib/libx.so.12": stub_library("libx.so.12"),
+        "nvidia/like_runtime/lib/libx.so": stub_library("libx.so.12"),
         "nvidia/like_runtime/include/x.h": "int x(void);\n",
     }, top_level=["nvidia"])
     wheel("cudameta-like", {}, top_level=[""])
@@ -79,7 +80,7 @@ def _healthy(root):
     wheel("cutlass-like-dsl", {
         "cutlass_like_dsl.pth": "cutlass_like_dsl/python_packages\n",
         "cutlass_like_dsl/python_packages/cutlasslike/__init__.py": "__version__ = '4.2.1'\n",
-        "cutlass_like_dsl/lib/libcute-like.so": b"\x7fELF not really\n",
+        "cutlass_like_dsl/lib/libcute-like.so": stub_library("libcute-like.so"),
     })
 
 

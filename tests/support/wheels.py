@@ -16,11 +16,12 @@ def _record_hash(data: bytes) -> str:
 
 
 def build_wheel(out_dir, name, version, files, requires=(), tag="py3-none-any",
-                requires_python=None, top_level=None):
+                requires_python=None, top_level=None, root_is_purelib=True):
     """Writes <out_dir>/<name>-<version>-<tag>.whl and returns its path.
 
-    files: {relative path inside site-packages: text content}.
+    files: {relative path inside site-packages: text or bytes content}.
     requires: PEP 508 strings for Requires-Dist.
+    root_is_purelib: WHEEL's Root-Is-Purelib (false for a platform wheel, as real ones say).
     """
     dist = name.replace("-", "_")
     dist_info = f"{dist}-{version}.dist-info"
@@ -31,7 +32,8 @@ def build_wheel(out_dir, name, version, files, requires=(), tag="py3-none-any",
     entries = dict(files)
     entries[f"{dist_info}/METADATA"] = "\n".join(metadata) + "\n"
     entries[f"{dist_info}/WHEEL"] = (
-        "Wheel-Version: 1.0\nGenerator: stackup-tests\nRoot-Is-Purelib: true\n"
+        "Wheel-Version: 1.0\nGenerator: stackup-tests\n"
+        + f"Root-Is-Purelib: {'true' if root_is_purelib else 'false'}\n"
         + "".join(f"Tag: {t}\n" for t in _expand_tag(tag)))
     if top_level:
         entries[f"{dist_info}/top_level.txt"] = "\n".join(top_level) + "\n"
@@ -138,8 +140,10 @@ def build_stack(root):
 
 def nvidia_like(out_dir, name, version, lib_dir, library, requires=()):
     """An NVIDIA CUDA component wheel as on the real indexes: shared libraries under the `nvidia`
-    namespace package (no nvidia/__init__.py), top_level.txt `nvidia`, nothing to import."""
-    files = {f"nvidia/{lib_dir}/lib/{library}": b"\x7fELF stand-in for " + library.encode() + b"\n",
+    namespace package (no nvidia/__init__.py), top_level.txt `nvidia`, nothing to import.
+    The library is a real shared object whose SONAME is `library` (cuda_fixtures.stub_library)."""
+    import cuda_fixtures   # here, not at the top: cuda_fixtures builds its wheels with this module
+    files = {f"nvidia/{lib_dir}/lib/{library}": cuda_fixtures.stub_library(library),
              f"nvidia/{lib_dir}/include/{library.split('.')[0]}.h": f"/* {name} {version} */\n"}
     return build_wheel(out_dir, name, version, files, requires=requires, top_level=["nvidia"])
 

@@ -1,0 +1,266 @@
+#include "verify/binaries.hpp"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "base/text.hpp"
+#include "binary/arch.hpp"
+#include "binary/cuda_libs.hpp"
+#include "verify/verify.hpp"
+
+namespace stackup::verify {
+namespace {
+
+bool listed(const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string file_name(const std::string& path) {
+    return path.substr(path.rfind('/') + 1);
+}
+
+// The dist's files that carry kernels.
+std::vector<const venv::BinaryFile*> kernel_files(const venv::DistBinaries& d) {
+    std::vector<const venv::BinaryFile*> out;
+    for (const auto& f : d.files) {
+        if (!f.elf.kernels.empty()) {
+            out.push_back(&f);
+        }
+    }
+    return out;
+}
+
+bool runs_on(const venv::BinaryFile& f, const binary::Gpu& gpu) {
+    return std::any_of(f.elf.kernels.begin(), f.elf.kernels.end(),
+                       [&](const binary::Kernel& k) { return binary::runs_on(k, gpu); });
+}
+
+// Every kernel of `files`, each once, for "SASS for 75, 80, 90a, no PTX".
+std::vector<binary::Kernel> all_kernels(const std::vector<const venv::BinaryFile*>& files) {
+    std::vector<binary::Kernel> out;
+    for (const auto* f : files) {
+        for (const auto& k : f->elf.kernels) {
+            if (std::find(out.begin(), out.end(), k) == out.end()) {
+                out.push_back(k);
+            }
+        }
+    }
+    return out;
+}
+
+// Which dist had `library` before, and the `remove:` of steps 0..last that matches it.
+std::string removal_of(const manifest::Manifest& m, std::size_t last, const std::string& library,
+                       const venv::BinaryFacts* before) {
+    if (!before) {
+        return "";
+    }
+    auto it = before->providers.find(library);
+    if (it == before->providers.end()) {
+        return "";
+    }
+    for (std::size_t s = 0; s <= last && s < m.steps.size(); ++s) {
+        for (const auto& pattern : m.steps[s].remove) {
+            if (manifest::removal_matches(pattern, it->second)) {
+                return "; " + it->second + " had it, and step '" + m.steps[s].name + "' removed it (remove: " +
+                       pattern + ")";
+            }
+        }
+    }
+    return "; " + it->second + " had it before this run";
+}
+
+}  // namespace
+
+std::map<int, std::string> binary_cuda_majors(const venv::DistBinaries& dist) {
+    std::set<std::string> own;
+    for (const auto& f : dist.files) {
+        own.insert(file_name(f.path));
+        if (!f.elf.soname.empty()) {
+            own.insert(f.elf.soname);
+        }
+    }
+    std::map<int, std::string> majors;
+    for (const auto& f : dist.files) {
+        for (const auto& library : f.elf.needed) {
+            auto major = own.count(library) ? std::nullopt : binary::cuda_major_of(library);
+            if (major) {
+                majors.try_emplace(*major, f.path + " needs " + library);
+            }
+        }
+    }
+    return majors;
+}
+
+GpuTargets gpu_targets(const manifest::Manifest& m, const std::optional<venv::GpuFacts>& reported) {
+    if (m.cuda && !m.cuda->arch.empty()) {
+        return {m.cuda->arch, "cuda.arch"};
+    }
+    if (!reported) {
+        return {{}, "no cuda.arch, and the GPUs were not asked"};
+    }
+    if (reported->compute_caps.empty()) {
+        return {{}, "no cuda.arch, and no GPU seen (" + reported->source + ")"};
+    }
+    return {reported->compute_caps, reported->source};
+}
+
+std::vector<Judgement> judge_kernels(const venv::BinaryFacts& binaries, const GpuTargets& targets,
+                                     const std::vector<std::string>& spared) {
+    std::vector<Judgement> out;
+    for (const auto& d : binaries.dists) {
+        auto files = kernel_files(d);
+        if (files.empty() || targets.gpus.empty() || listed(spared, d.dist)) {
+            continue;
+        }
+        std::vector<std::string> failed, warned, passed;
+        for (const auto& text : targets.gpus) {
+            auto gpu = binary::parse_gpu(text);
+            if (!gpu) {
+                continue;
+            }
+            std::vector<std::string> without;
+            for (const auto* f : files) {
+                if (!runs_on(*f, *gpu)) {
+                    without.push_back(f->path + " (" + binary::summarize(f->elf.kernels) + ")");
+                }
+            }
+            if (without.size() == files.size()) {
+                failed.push_back("no kernel for " + binary::sm_of(*gpu) + ": " + binary::summarize(all_kernels(files)));
+            } else if (!without.empty()) {
+                warned.push_back("no kernel for " + binary::sm_of(*gpu) + " in " + std::to_string(without.size()) +
+                                 " of " + std::to_string(files.size()) + " binaries: " + base::join(without));
+            } else {
+                passed.push_back(binary::sm_of(*gpu));
+            }
+        }
+        const std::string expected = "a kernel for " + base::join(targets.gpus) + " (" + targets.from + ")";
+        for (const auto& f : failed) {
+            out.push_back({"", d.dist, "kernels", expected, f, false});
+        }
+        for (const auto& w : warned) {
+            Judgement j{"", d.dist, "kernels", expected, w, true};
+            j.warning = true;
+            out.push_back(j);
+        }
+        if (failed.empty() && warned.empty()) {
+            out.push_back({"", d.dist, "kernels", expected, "runs on " + base::join(passed), true});
+        }
+    }
+    return out;
+}
+
+std::vector<Judgement> judge_libraries(const manifest::Manifest& m, std::size_t last, const venv::BinaryFacts& now,
+                                       const venv::BinaryFacts* before, const std::vector<std::string>& spared) {
+    auto was_missing = [&](const venv::MissingLibrary& x) {
+        return before && std::any_of(before->missing.begin(), before->missing.end(), [&](const venv::MissingLibrary& b) {
+                   return b.dist == x.dist && b.file == x.file && b.library == x.library;
+               });
+    };
+    std::vector<Judgement> out;
+    for (const auto& x : now.missing) {
+        if (listed(spared, x.dist)) {
+            continue;
+        }
+        Judgement j{"", x.dist, "library", x.library + " in reach",
+                    "nowhere: " + x.file + " needs it" + removal_of(m, last, x.library, before), false};
+        if (was_missing(x)) {
+            j.ok = true;
+            j.warning = true;
+            j.found += " (missing before this run too)";
+        }
+        out.push_back(j);
+    }
+    return out;
+}
+
+std::vector<DistSummary> summarize_dists(const std::vector<venv::Distribution>& dists,
+                                         const venv::BinaryFacts& binaries, const GpuTargets& targets) {
+    std::vector<DistSummary> out;
+    for (const auto& d : binaries.dists) {
+        DistSummary s{d.dist, d.version, d.files.size()};
+        for (const auto& dist : dists) {
+            if (dist.normalized != d.dist) {
+                continue;
+            }
+            if (auto flavour = cuda_build(dist, &binaries)) {
+                s.cuda = describe(*flavour) + ": " + flavour->rule;
+            }
+        }
+        auto files = kernel_files(d);
+        auto kernels = all_kernels(files);
+        std::sort(kernels.begin(), kernels.end(), [](const binary::Kernel& a, const binary::Kernel& b) {
+            return std::tie(a.sm, a.kind, a.variant) < std::tie(b.sm, b.kind, b.variant);
+        });
+        for (const auto& k : kernels) {
+            auto text = binary::spelled(k);
+            if (std::find(s.kernels.begin(), s.kernels.end(), text) == s.kernels.end()) {
+                s.kernels.push_back(text);
+            }
+        }
+        s.kernels_text = binary::summarize(kernels);
+        for (const auto& x : binaries.missing) {
+            if (x.dist == d.dist) {
+                s.missing.push_back(x.library + " (needed by " + x.file + ")");
+            }
+        }
+        for (const auto& text : targets.gpus) {
+            auto gpu = binary::parse_gpu(text);
+            if (!gpu || files.empty()) {
+                continue;
+            }
+            auto without = std::count_if(files.begin(), files.end(), [&](const auto* f) { return !runs_on(*f, *gpu); });
+            if (without == static_cast<long>(files.size())) {
+                s.no_kernel.push_back(binary::sm_of(*gpu));
+            } else if (without > 0) {
+                s.no_kernel.push_back(binary::sm_of(*gpu) + " in " + std::to_string(without) + " of " +
+                                      std::to_string(files.size()) + " binaries");
+            }
+        }
+        for (const auto& f : d.files) {
+            if (!f.elf.unreadable.empty()) {
+                s.unreadable.push_back(f.path + ": " + f.elf.unreadable);
+            }
+        }
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::vector<Judgement> judge_unreadable(const venv::BinaryFacts& binaries) {
+    std::vector<Judgement> out;
+    for (const auto& d : binaries.dists) {
+        for (const auto& f : d.files) {
+            if (!f.elf.unreadable.empty()) {
+                Judgement j{"", d.dist, "binary", f.path + " readable", "unreadable: " + f.path + ": " + f.elf.unreadable, true};
+                j.warning = true;
+                out.push_back(j);
+            }
+        }
+    }
+    return out;
+}
+
+Judgement binaries_summary(const venv::BinaryFacts& binaries, const GpuTargets& targets) {
+    if (!binaries.scanned) {
+        return {"", "", "binaries", "the dists' shared objects read", "not read: " + binaries.why_not, true};
+    }
+    std::size_t files = 0, with_kernels = 0, unreadable = 0;
+    for (const auto& d : binaries.dists) {
+        files += d.files.size();
+        with_kernels += kernel_files(d).empty() ? 0 : 1;
+        for (const auto& f : d.files) {
+            unreadable += f.elf.unreadable.empty() ? 0 : 1;
+        }
+    }
+    std::string found = std::to_string(files) + " shared object(s) in " + std::to_string(binaries.dists.size()) +
+                        " dist(s), " + std::to_string(with_kernels) + " with CUDA kernels";
+    if (unreadable) {
+        found += ", " + std::to_string(unreadable) + " unreadable";
+    }
+    found += targets.gpus.empty() ? "; kernels not judged: " + targets.from
+                                  : "; kernels judged for " + base::join(targets.gpus) + " (" + targets.from + ")";
+    return {"", "", "binaries", "the dists' shared objects read", found, true};
+}
+
+}  // namespace stackup::verify
