@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -74,6 +75,29 @@ std::string read_symlink(const std::filesystem::path& path, std::size_t size_hin
             return target;
         }
         target.resize(target.size() * 2);  // the link grew since lstat
+    }
+}
+
+std::optional<std::string> read_file_capped(const std::filesystem::path& path, std::size_t cap) {
+    UniqueFd fd = open_file(path, O_RDONLY);
+    std::string out;
+    std::array<char, 1 << 16> buf{};
+    for (;;) {
+        std::size_t want = std::min(buf.size(), cap + 1 - out.size());
+        ssize_t n = ::read(fd.get(), buf.data(), want);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            throw errno_error(errno, "cannot read " + path.string());
+        }
+        if (n == 0) {
+            return out;
+        }
+        out.append(buf.data(), static_cast<std::size_t>(n));
+        if (out.size() > cap) {
+            return std::nullopt;
+        }
     }
 }
 

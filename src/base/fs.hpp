@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 #include <string_view>
@@ -66,6 +67,10 @@ struct DirEntry {
 void write_all(int fd, const void* data, std::size_t size, const std::filesystem::path& path);
 
 [[nodiscard]] std::string read_file(const std::filesystem::path& path);
+// At most `cap` bytes of `path`, in one pass (a pipe or `<(...)` reads as well as a file);
+// nullopt when it holds more: the read stops after cap + 1 bytes, so an endless file
+// (/dev/zero) costs no more memory or time than a file of the cap.
+[[nodiscard]] std::optional<std::string> read_file_capped(const std::filesystem::path& path, std::size_t cap);
 // A symlink's target, as stored (never followed); `size_hint` is lstat's st_size.
 std::string read_symlink(const std::filesystem::path& path, std::size_t size_hint = 255);
 

@@ -81,6 +81,16 @@ TEST_SUITE("base") {
                              doctest::Contains((dir / "missing").string().c_str()), std::system_error);
     }
 
+    TEST_CASE("read_file_capped reads up to the cap, refuses more, stops on an endless file") {
+        stackup::testing::TempDir dir;
+        std::string content(200000, 'x');
+        CHECK(read_file_capped(dir.write("exact", content), content.size()) == content);
+        CHECK_FALSE(read_file_capped(dir.write("over", content + "y"), content.size()).has_value());
+        CHECK(read_file_capped(dir.write("empty", ""), 0) == std::string());
+        CHECK_FALSE(read_file_capped("/dev/zero", 1 << 20).has_value());  // returns: never reads forever
+        CHECK_THROWS_AS(read_file_capped(dir / "missing", 10), std::system_error);
+    }
+
     TEST_CASE("write_file_atomic replaces content, sets mode, leaves no temp file") {
         stackup::testing::TempDir dir;
         auto path = dir / "state.json";

@@ -17,14 +17,13 @@ manifest::Manifest load_manifest(const std::string& path, const CommonOptions& c
 }
 
 ApplyInput load_manifest_or_plan(const std::string& path, const CommonOptions& common) {
-    std::string text;
-    try {
-        text = base::read_file(path);
-    } catch (const std::exception& e) {
-        throw Error(ExitCode::usage, "cannot read " + path + ": " + e.what());
-    }
+    std::string text = manifest::read_input(path, "manifest or plan");
     if (!plan::looks_like_saved_plan(text)) {
-        return {load_manifest(path, common), std::nullopt};
+        manifest::ParseOptions options;
+        if (!common.venv.empty()) {
+            options.venv_override = common.venv;
+        }
+        return {manifest::parse(text, path, options), std::nullopt};
     }
     auto saved = plan::parse_saved_plan(text, path);
     if (!common.venv.empty() &&

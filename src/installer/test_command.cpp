@@ -93,7 +93,7 @@ TEST_SUITE("installer") {
 
     TEST_CASE("the child environment drops the caller's PIP_* and UV_*, adds what we mean") {
         auto m = two_index_manifest();
-        m.cuda = manifest::Cuda{"13.0", "/usr/local/cuda-13.0", std::nullopt, false};
+        m.cuda = manifest::Cuda{"13.0", "/usr/local/cuda-13.0", std::nullopt, false, {}};
         m.env = {{"UV_CACHE_DIR", "/cache"}, {"EXTRA", "1"}};
         base::Environment caller{{"PATH", "/usr/bin"}, {"UV_INDEX_URL", "http://wrong/"}, {"PIP_FIND_LINKS", "/x"},
                                  {"VIRTUAL_ENV", "/other"}, {"PYTHONPATH", "/shadow"}, {"HOME", "/root"}};

@@ -98,4 +98,14 @@ Manifest parse(const std::string& text, const std::string& file, const ParseOpti
 // Reads and parses a file; an unreadable file is also exit 2.
 Manifest load(const std::filesystem::path& path, const ParseOptions& options = {});
 
+// The most a manifest or a saved plan may hold. A real one is a few KB (a saved plan of a
+// thousand pins, under 400 KB); the cap keeps an endless or a wrong file (/dev/zero, a
+// 10 MB file) from costing more than this much memory and a few milliseconds.
+inline constexpr std::size_t max_input_bytes = std::size_t{1} << 20;  // 1 MiB
+
+// The bytes of a manifest or plan at `path`, read once (a pipe and `<(...)` work), at most
+// max_input_bytes; a directory, an unreadable file or more bytes are Error(ExitCode::usage)
+// naming `what` ("manifest") and the path.
+std::string read_input(const std::filesystem::path& path, std::string_view what);
+
 }  // namespace stackup::manifest

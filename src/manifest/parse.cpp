@@ -3,15 +3,12 @@
 // This file reads the document, the top level and its sections; parse_steps.cpp reads 'steps'.
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <regex>
-#include <sstream>
 
 #include <yaml-cpp/eventhandler.h>
 
+#include "base/fs.hpp"
 #include "base/sha256.hpp"
 #include "base/url.hpp"
 #include "base/text.hpp"
@@ -405,21 +402,27 @@ Manifest parse(const std::string& text, const std::string& file, const ParseOpti
     }
 }
 
-Manifest load(const fs::path& path, const ParseOptions& options) {
+std::string read_input(const fs::path& path, std::string_view what) {
+    const std::string named = "cannot read " + std::string(what) + " '" + path.string() + "': ";
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
-        throw Error(ExitCode::usage, "cannot read manifest '" + path.string() + "': it is a directory");
+        throw Error(ExitCode::usage, named + "it is a directory");
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw Error(ExitCode::usage, "cannot read manifest '" + path.string() + "': " + std::strerror(errno));
+    std::optional<std::string> bytes;
+    try {
+        bytes = base::read_file_capped(path, max_input_bytes);
+    } catch (const std::system_error& e) {
+        throw Error(ExitCode::usage, named + e.code().message());
     }
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    if (in.bad()) {
-        throw Error(ExitCode::usage, "cannot read manifest '" + path.string() + "': read failed");
+    if (!bytes) {
+        throw Error(ExitCode::usage, named + "it holds more than " + std::to_string(max_input_bytes >> 20) +
+                                         " MiB, the most a manifest or plan may hold (is it the right file?)");
     }
-    return parse(bytes.str(), path.string(), options);
+    return std::move(*bytes);
+}
+
+Manifest load(const fs::path& path, const ParseOptions& options) {
+    return parse(read_input(path, "manifest"), path.string(), options);
 }
 
 }  // namespace stackup::manifest

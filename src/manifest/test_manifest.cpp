@@ -355,6 +355,26 @@ TEST_SUITE("manifest") {
         }
     }
 
+    TEST_CASE("read_input: at most max_input_bytes, a directory and an endless file are exit 2") {
+        stackup::testing::TempDir dir;
+        std::string fits(m::max_input_bytes, '#');
+        CHECK(m::read_input(dir.write("fits.yaml", fits), "manifest").size() == m::max_input_bytes);
+        auto refused = [](const std::filesystem::path& path, const std::string& words) {
+            try {
+                (void)m::read_input(path, "manifest");
+                FAIL("read " << path);
+            } catch (const Error& e) {
+                CHECK(e.code() == ExitCode::usage);
+                CHECK(e.describe() == "cannot read manifest '" + path.string() + "': " + words);
+            }
+        };
+        const std::string over = "it holds more than 1 MiB, the most a manifest or plan may hold (is it the right file?)";
+        refused(dir.write("over.yaml", fits + "\n"), over);
+        refused("/dev/zero", over);
+        refused(dir.path(), "it is a directory");
+        refused(dir / "missing.yaml", "No such file or directory");
+    }
+
     TEST_CASE("manifests/seed-cu130.yaml parses to the real stack") {
         m::ParseOptions o = options({{"HOME", "/home/u"}, {"STACKUP_REAL_INDEX", "https://pypi.example/simple"}});
         m::Manifest man = m::load(std::filesystem::path(STACKUP_SOURCE_DIR) / "manifests/seed-cu130.yaml", o);

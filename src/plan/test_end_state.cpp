@@ -20,7 +20,7 @@ venv::Facts cu128_venv() {
 manifest::Manifest cu130_manifest(std::vector<std::string> remove) {
     manifest::Manifest m;
     m.indexes = {{"pytorch", "http://127.0.0.1:9/cu130/"}};
-    m.cuda = manifest::Cuda{"13.0", "/usr/local/cuda-13.0", std::nullopt, false};
+    m.cuda = manifest::Cuda{"13.0", "/usr/local/cuda-13.0", std::nullopt, false, {}};
     manifest::Step torch;
     torch.name = "torch";
     torch.index = "pytorch";

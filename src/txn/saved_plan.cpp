@@ -50,17 +50,13 @@ plan::SavedPackage saved_package(const plan::PlannedPackage& p, const pep::Requi
 
 }  // namespace
 
-std::string manifest_digest(const std::filesystem::path& manifest) {
-    return base::sha256_hex(base::read_file(manifest));
-}
-
 plan::SavedPlan make_saved_plan(const manifest::Manifest& m, const Options& options, const venv::Facts& facts,
                                 const Seen& seen, const plan::Plan& plan) {
     plan::SavedPlan saved;
     saved.created = base::utc_now();
     saved.stackup_version = STACKUP_VERSION;
     saved.manifest = std::filesystem::absolute(m.source).lexically_normal().string();
-    saved.manifest_sha256 = manifest_digest(m.source);
+    saved.manifest_sha256 = m.digest;
     saved.venv = options.venv.string();
     saved.venv_state = plan::venv_state_of(facts);
     saved.toolkit = seen.toolkit;
@@ -104,8 +100,7 @@ void check_saved_plan(const plan::SavedPlan& saved, const manifest::Manifest& m,
         throw Error(ExitCode::usage, "the saved plan's steps are not the manifest's (" + saved.manifest +
                                          "): was the plan edited by hand? make the plan again");
     }
-    std::string digest = manifest_digest(m.source);
-    if (digest != saved.manifest_sha256) {
+    if (m.digest != saved.manifest_sha256) {
         throw Error(ExitCode::preflight_failed, "stale plan: the manifest " + saved.manifest +
                                                     " changed since the plan was made (" + saved.created +
                                                     "); make the plan again");

@@ -15,9 +15,6 @@
 namespace stackup::txn {
 
 
-// sha256 of the manifest file's bytes.
-std::string manifest_digest(const std::filesystem::path& manifest);
-
 plan::SavedPlan make_saved_plan(const manifest::Manifest& m, const Options& options, const venv::Facts& facts,
                                 const Seen& seen, const plan::Plan& plan);
 

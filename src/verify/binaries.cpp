@@ -178,7 +178,10 @@ std::vector<DistSummary> summarize_dists(const std::vector<venv::Distribution>& 
                                          const venv::BinaryFacts& binaries, const GpuTargets& targets) {
     std::vector<DistSummary> out;
     for (const auto& d : binaries.dists) {
-        DistSummary s{d.dist, d.version, d.files.size()};
+        DistSummary s;
+        s.dist = d.dist;
+        s.version = d.version;
+        s.files = d.files.size();
         for (const auto& dist : dists) {
             if (dist.normalized != d.dist) {
                 continue;

@@ -74,7 +74,7 @@ TEST_SUITE("verify") {
 
     TEST_CASE("judge_all: removals and the CUDA scan agree on renamed wheels") {
         manifest::Manifest m;
-        m.cuda = manifest::Cuda{"13.0", "/usr/local/cuda-13.0", std::nullopt, false};
+        m.cuda = manifest::Cuda{"13.0", "/usr/local/cuda-13.0", std::nullopt, false, {}};
         m.steps = {step("cuda", {"nvidia-cuda-runtime"}, {})};
         venv::Facts f;
         f.distributions = {dist("nvidia-cuda-runtime", "13.0.96"), dist("nvidia-cuda-runtime-cu12", "12.8.90")};

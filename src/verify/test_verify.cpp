@@ -134,7 +134,7 @@ TEST_SUITE("verify") {
     TEST_CASE("the target CUDA comes from the toolkit, else from the expectations") {
         auto m = stack();
         CHECK(verify::target_cuda_label(m) == "cu130");
-        m.cuda = manifest::Cuda{"12.8", "/usr/local/cuda-12.8", std::nullopt, false};
+        m.cuda = manifest::Cuda{"12.8", "/usr/local/cuda-12.8", std::nullopt, false, {}};
         CHECK(verify::target_cuda_label(m) == "cu128");
         m.cuda.reset();
         m.steps[0].expect[1].local = "cu128";  // two CUDAs named: no single target

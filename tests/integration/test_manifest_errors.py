@@ -1,8 +1,12 @@
 """(h) Manifest errors exit 2 with file:line:col, before anything is touched: the venv's
 tree is unchanged and no snapshot was taken. Each case breaks one line of a good manifest.
+Input is bounded: /dev/zero and a 20 MB manifest are exit 2 at once, in bounded memory (the
+child's own peak RSS, from wait4); a manifest read through a pipe still works (read once).
 """
 import os
 import re
+import subprocess
+import threading
 
 import harness
 from harness import check, check_rc, check_says
@@ -57,6 +61,49 @@ def scenario(t):
     # The good manifest parses (it then fails later, on the closed port): not a manifest error.
     r = t.stackup("apply", t.manifest(good, "good.yaml"))
     check(r.rc != 2, "the unbroken manifest is reported as a manifest error", r)
+    bounded_input(t, venv, good)
+    t.assert_tree(venv, before, "unbounded or piped input")
+
+
+def run_measured(argv, env):
+    """(rc, output, peak RSS of the child itself in KiB), from wait4."""
+    proc = subprocess.Popen([str(a) for a in argv], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, env=env)
+    timer = threading.Timer(harness.CHILD_TIMEOUT_S, proc.kill)
+    timer.start()
+    out = proc.stdout.read().decode(errors="replace")
+    _, status, usage = os.wait4(proc.pid, 0)
+    timer.cancel()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    print(f"$ {' '.join(map(str, argv))}\n[rc={proc.returncode}, peak RSS {usage.ru_maxrss} KiB]\n{out}", flush=True)
+    return proc.returncode, out, usage.ru_maxrss
+
+
+def bounded_input(t, venv, good):
+    big = t.manifest(good + ("# padding padding padding padding padding padding padding\n" * 350_000),
+                     "big.yaml")
+    check(big.stat().st_size > 20_000_000, f"big.yaml is only {big.stat().st_size} bytes")
+    env = harness.child_env({"STACKUP_UV": t.uv_path})
+    # The baseline, measured the same way (a fork's RSS before exec counts too): a missing file.
+    rc, out, floor = run_measured([harness.find_stackup(), "plan", t.tmp / "missing.yaml"], env)
+    check(rc == 2, "a missing manifest is not exit 2", out)
+    for source in ["/dev/zero", big]:
+        for command in ["plan", "apply", "verify"]:
+            rc, out, rss = run_measured([harness.find_stackup(), command, source, "--state-dir", t.state_dir], env)
+            check(rc == 2, f"{command} {source}: exit {rc}, not 2", out)
+            check("more than 1 MiB" in out and str(source) in out, f"{command} {source}: the cap is not named", out)
+            # The cap is 1 MiB: reading 20 MB (or /dev/zero, endlessly) would show here.
+            check(rss < floor + 8_000, f"{command} {source}: peak RSS {rss} KiB for a refused input, "
+                  f"{floor} KiB for a missing one", out)
+    # Through a pipe (what <(...) gives): read once, so apply's look at "manifest or plan?"
+    # does not eat what the parser then needs. It fails later, on the closed port: not exit 2.
+    fifo = t.tmp / "manifest.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(good))
+    writer.start()
+    r = t.stackup("apply", fifo)
+    writer.join()
+    check(r.rc != 2, "a manifest read through a pipe is refused", r)
 
 
 harness.main(scenario)
