@@ -151,7 +151,7 @@ _stackup_complete_func() {
             _stackup_snapshot_ids "$cur" "$state_dir" "$venv" "$manifest" "${COMP_WORDS[0]}"
             return 0
             ;;
-        --http-timeout | --label | --keep)
+        --http-timeout | --label | --keep | --wait-running)
             return 0  # a number or free text: nothing to offer
             ;;
         --target-cuda)
@@ -167,8 +167,9 @@ _stackup_complete_func() {
     local cmd_opts=""
     case $cmd/$sub in
         plan/) cmd_opts="--out" ;;
-        apply/) cmd_opts="--dry-run --stage" ;;
-        rollback/) cmd_opts="--to" ;;
+        apply/) cmd_opts="--dry-run --stage --switch-running --wait-running" ;;
+        switch/) cmd_opts="--switch-running --wait-running" ;;
+        rollback/) cmd_opts="--to --switch-running --wait-running" ;;
         inspect/) cmd_opts="--arch" ;;
         init/) cmd_opts="--out --force --target-cuda" ;;
         snapshots/create) cmd_opts="--label" ;;

@@ -18,6 +18,7 @@ enum class ExitCode : int {
     rollback_failed = 5,
     locked = 6,
     interrupted = 7,
+    running = 8,  // processes use the venv: the verified generation is staged, not switched in
 };
 
 struct SourceLocation {

@@ -4,7 +4,8 @@
 // after a switch). Off unless the environment asks:
 //   STACKUP_FAILPOINT=NAME       the moment to stop at
 //   STACKUP_FAILPOINT_FILE=PATH  written (the pid) once stopped there
-// The process then waits until it is killed. Nothing else reads these variables.
+// The process then waits until it is killed, or goes on from there when a SIGINT, SIGTERM or
+// SIGHUP comes (as one at that moment would). Nothing else reads these variables.
 
 #include <string_view>
 

@@ -1,3 +1,4 @@
+#include "base/interrupt.hpp"
 #include "base/http.hpp"
 
 #include <signal.h>
@@ -232,6 +233,10 @@ public:
         }
         curl_multi_setopt(multi_.get(), CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
         while (finished_ < transfers_.size()) {
+            if (const int signal = interrupts::received()) {  // seen within one poll (at most a second)
+                fail_unfinished(std::string("interrupted by ") + interrupts::name(signal));
+                return;
+            }
             start_due(Clock::now());
             int still_running = 0;
             CURLMcode code = curl_multi_perform(multi_.get(), &still_running);

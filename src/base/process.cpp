@@ -1,5 +1,7 @@
 #include "base/process.hpp"
 
+#include "base/interrupt.hpp"
+
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <signal.h>
@@ -21,16 +23,6 @@ extern char** environ;
 namespace stackup::base {
 namespace bp = boost::process;
 namespace {
-
-// The running child's process group, for forwarding signals (0: none).
-std::atomic<pid_t> g_child_pgid{0};
-
-extern "C" void forward_signal(int sig) {
-    pid_t pgid = g_child_pgid.load();
-    if (pgid > 0) {
-        ::kill(-pgid, sig);
-    }
-}
 
 // The fds every child inherits (InheritedFd), copied into each child's setup before fork.
 std::mutex g_inherited_mutex;
@@ -77,31 +69,16 @@ struct ChildSetup : bp::extend::handler {
     }
 };
 
-// Forwards SIGINT/SIGTERM/SIGHUP to the child's group while it runs.
+// The child's group receives SIGINT/SIGTERM/SIGHUP while it runs (base/interrupt.hpp).
 class SignalForwarding {
 public:
     explicit SignalForwarding(pid_t pgid) {
-        g_child_pgid = pgid;
-        struct sigaction sa {};
-        sa.sa_handler = forward_signal;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESTART;
-        for (std::size_t i = 0; i < std::size(kSignals); ++i) {
-            ::sigaction(kSignals[i], &sa, &saved_[i]);
-        }
+        interrupts::catch_signals();
+        interrupts::set_child_group(pgid);
     }
-    ~SignalForwarding() {
-        for (std::size_t i = 0; i < std::size(kSignals); ++i) {
-            ::sigaction(kSignals[i], &saved_[i], nullptr);
-        }
-        g_child_pgid = 0;
-    }
+    ~SignalForwarding() { interrupts::set_child_group(0); }
     SignalForwarding(const SignalForwarding&) = delete;
     SignalForwarding& operator=(const SignalForwarding&) = delete;
-
-private:
-    static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
-    struct sigaction saved_[std::size(kSignals)] {};
 };
 
 std::string path_of(const Environment& env) {

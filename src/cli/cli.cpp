@@ -9,11 +9,13 @@
 #include <CLI/CLI.hpp>
 
 #include "base/error.hpp"
+#include "base/interrupt.hpp"
 #include "base/log.hpp"
 #include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/json.hpp"
+#include "txn/running.hpp"
 
 namespace stackup::cli {
 namespace {
@@ -108,10 +110,46 @@ private:
     std::streambuf* saved_;
 };
 
+// A command that changes the venv or the state dir, run so that a signal lets it finish or undo
+// what it did; then it exits 128+N (an apply says itself what became of the venv).
+int run_deferring(const std::function<int()>& command, const CommonOptions& common) {
+    base::interrupts::Deferred deferred;
+    int code = 0;
+    try {
+        code = command();
+    } catch (const Error& e) {
+        if (base::interrupts::received() == 0) {
+            throw;
+        }
+        // What the stopped child made of it, in one line (its traceback is the signal's, not news).
+        const std::string what = e.describe();
+        std::cerr << "stackup: " << what.substr(0, what.find('\n')) << "\n";
+        common.doc->add_error(error_json(e));
+        code = static_cast<int>(e.code());
+    }
+    const int signal = base::interrupts::received();
+    if (signal == 0 || code == base::interrupts::exit_status(signal)) {
+        return code;
+    }
+    const std::string what = std::string("interrupted by ") + base::interrupts::name(signal) +
+                             (code == 0 ? " after the command had done its work: what it printed above stands"
+                                        : "; the command stopped (exit " + std::to_string(code) + " above)");
+    std::cerr << "stackup: " << what << "\n";
+    common.doc->add_error(error_json(static_cast<ExitCode>(base::interrupts::exit_status(signal)), what));
+    return base::interrupts::exit_status(signal);
+}
+
 // Runs the chosen command; every failure becomes its exit code (and a JSON error).
 int run_command(const std::function<int()>& command, Document& doc) {
     try {
         return command();
+    } catch (const txn::RunningError& e) {
+        std::cerr << "stackup: " << e.describe() << "\n";
+        Json error = error_json(e);
+        error["running"] = running_json(e.scan().using_venv);
+        error["running_unreadable"] = e.scan().unreadable;
+        doc.add_error(error);
+        return static_cast<int>(e.code());
     } catch (const Error& e) {
         std::cerr << "stackup: " << e.describe() << "\n";
         doc.add_error(error_json(e));
@@ -141,6 +179,7 @@ int run(int argc, char** argv) {
     // A reader that goes away (`stackup apply ... | tee` killed) must not kill a
     // transaction halfway: writes fail instead, and the run still ends or rolls back.
     ::signal(SIGPIPE, SIG_IGN);
+    base::interrupts::catch_signals();
     CLI::App app{"stackup: upgrade the GPU stack of a Python venv from a manifest, and never leave it broken"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "stackup " STACKUP_VERSION);
@@ -158,9 +197,11 @@ int run(int argc, char** argv) {
         sub->footer(footer);
         auto runner = std::make_shared<std::function<int()>>(command.setup(*sub, common));
         std::string name = command.name;
-        sub->callback([&chosen, &common, runner, name] {
+        const bool transactional = command.transactional;
+        sub->callback([&chosen, &common, runner, name, transactional] {
             common.doc->set_command_once(name);
-            chosen = *runner;
+            chosen = transactional ? std::function<int()>([runner, &common] { return run_deferring(*runner, common); })
+                                   : *runner;
         });
     }
     JsonStdout json(asks_for_json(argc, argv));

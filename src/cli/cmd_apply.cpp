@@ -5,11 +5,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/interrupt.hpp"
 #include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/render.hpp"
 #include "txn/journal.hpp"
+#include "txn/running.hpp"
 
 namespace stackup::cli {
 namespace {
@@ -149,6 +151,13 @@ int print_outcome(const txn::ApplyReport& r, const txn::Options& o, const Common
         for (const auto& line : r.recovered) {
             out << "note: " << line << "\n";
         }
+        if (r.staged && r.blocked) {
+            out << paint("staged", Color::green) << ": generation " << r.generation << " (" << r.generation_id
+                << ") is built and verified beside " << o.venv.string() << ", which was not changed.\n";
+            std::cerr << "stackup: " << paint("not switched", Color::yellow) << ": "
+                      << txn::describe_running({r.running, 0, r.running_unreadable, 0}, o, txn::command_for("switch", o.venv, o.state_dir)) << "\n";
+            return static_cast<int>(r.exit_code());
+        }
         if (r.staged) {
             out << paint("staged", Color::green) << ": generation " << r.generation << " (" << r.generation_id
                 << ") is built and verified beside " << o.venv.string() << ", which was not changed.\n"
@@ -171,7 +180,27 @@ int print_outcome(const txn::ApplyReport& r, const txn::Options& o, const Common
                 << r.snapshot_damage.front() << "): it cannot restore; take a fresh one\n";
         }
         out << "to undo: " << txn::command_for("rollback", o.venv, o.state_dir) << "\n";
-        return 0;
+        print_needs_restart(std::cerr, r.running, paint);
+        if (r.signal != 0) {
+            std::cerr << "stackup: interrupted by " << base::interrupts::name(r.signal) << " after "
+                      << (r.mode == txn::Mode::blue_green ? "the switch" : "the last step verified")
+                      << ": the upgrade is live in " << o.venv.string() << " and recorded; to undo it: "
+                      << txn::command_for("rollback", o.venv, o.state_dir) << "\n";
+        }
+        return static_cast<int>(r.exit_code());
+    }
+    if (r.outcome == txn::Outcome::interrupted) {
+        std::cerr << "stackup: " << r.failure << "; "
+                  << (r.mode == txn::Mode::blue_green && r.live_drift.empty()
+                          ? paint("nothing was changed in " + o.venv.string(), Color::green) +
+                                " (the next generation beside it is discarded)"
+                      : r.rolled_back ? paint("the venv " + o.venv.string() + " was restored", Color::green) +
+                                            " to snapshot " + r.snapshot_id + ", exactly as it was"
+                                      : std::string("see below"))
+                  << "\n";
+        if (r.rolled_back || (r.mode == txn::Mode::blue_green && r.live_drift.empty())) {
+            return static_cast<int>(r.exit_code());
+        }
     }
     std::cerr << "stackup: " << paint("FAILED", Color::red) << ": " << r.failure << "\n";
     for (const auto& m : r.mismatches) {
@@ -200,11 +229,19 @@ int print_outcome(const txn::ApplyReport& r, const txn::Options& o, const Common
     return static_cast<int>(r.exit_code());
 }
 
-int print_dry_run(const txn::ApplyReport& r, const Paint& paint) {
+int print_dry_run(const txn::ApplyReport& r, const txn::Options& o, const std::string& manifest, const Paint& paint) {
     if (r.outcome == txn::Outcome::applied) {
         std::cout << paint("dry run", Color::green)
                   << ": every wheel exists and uv's dry run of each step succeeded; nothing was touched.\n";
+        if (!r.running.empty() && !o.switch_running) {
+            std::cout << paint("note", Color::yellow) << ": the switch would not happen now: "
+                      << txn::describe_running({r.running, 0, r.running_unreadable, 0}, o, txn::command_for("apply", o.venv, o.state_dir, {manifest})) << "\n";
+        }
         return 0;
+    }
+    if (r.outcome == txn::Outcome::interrupted) {
+        std::cerr << "stackup: dry run " << r.failure << "; nothing was touched.\n";
+        return static_cast<int>(r.exit_code());
     }
     std::cerr << "stackup: dry run " << paint("FAILED", Color::red) << ": " << r.failure
               << "\n  nothing was touched.\n";
@@ -218,13 +255,16 @@ std::function<int()> setup_apply(CLI::App& sub, const CommonOptions& common) {
     auto dry = std::make_shared<bool>(false);
     sub.add_option("manifest", *manifest_path, "the manifest (YAML), or a plan saved by `plan --out`")->required()->type_name("MANIFEST|PLAN");
     auto stage = std::make_shared<bool>(false);
+    auto running = std::make_shared<RunningOptions>();
     sub.add_flag("--dry-run", *dry, "preflight, the exact uv commands and uv's own dry run; touches nothing");
     sub.add_flag("--stage", *stage, "build and verify the next generation beside the venv; `stackup switch` puts it in later");
-    return [manifest_path, dry, stage, &common] {
+    add_running_options(sub, *running);
+    return [manifest_path, dry, stage, running, &common] {
         auto [m, saved] = load_manifest_or_plan(*manifest_path, common);
         auto options = txn_options(common, &m);
         options.saved_plan = std::move(saved);
         options.stage = *stage;
+        set_running(options, *running);
         if (common.verbosity != Verbosity::quiet) {
             std::cout << "stackup: apply " << (*dry ? "--dry-run " : "")
                       << (options.saved_plan ? "the plan " + *manifest_path + " (" + m.source.string() + ")"
@@ -238,7 +278,7 @@ std::function<int()> setup_apply(CLI::App& sub, const CommonOptions& common) {
         if (*dry) {
             auto report = txn::dry_run(m, options, observer);
             add_apply(*common.doc, report, true);
-            return print_dry_run(report, common.paint);
+            return print_dry_run(report, options, *manifest_path, common.paint);
         }
         auto report = txn::apply(m, options, observer);
         add_apply(*common.doc, report, false);

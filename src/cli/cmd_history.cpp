@@ -6,7 +6,9 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/render.hpp"
+#include "txn/running.hpp"
 #include "txn/snapshots.hpp"
+#include "venv/processes.hpp"
 
 namespace stackup::cli {
 namespace {
@@ -37,11 +39,24 @@ std::function<int()> setup_history(CLI::App& sub, const CommonOptions& common) {
     return [manifest_path, &common] {
         auto options = venv_options(*manifest_path, common);
         auto h = txn::history(options);
+        // Whose code each process runs: the live generation's (it uses the venv) or a replaced one's.
+        const auto live_users = venv::processes_using(options.venv).using_venv;
+        const auto old_code = txn::processes_on_old_generations(options.state_dir);
+        auto running_code_of = [&](const std::string& id) {
+            std::vector<venv::ProcessUse> out = id == h.live_id ? live_users : std::vector<venv::ProcessUse>();
+            for (const auto& p : old_code) {
+                if (p.generation_id == id && id != h.live_id) {
+                    out.push_back(p.use);
+                }
+            }
+            return out;
+        };
         Json list = Json::array();
         for (const auto& info : h.generations) {
             Json g = snapshot_json(info);
             g["live"] = info.id == h.live_id;
             g["staged"] = h.staged && h.staged->generation_id == info.id;
+            g["running"] = running_json(running_code_of(info.id));
             list.push_back(g);
         }
         common.doc->body()["generations"] = list;
@@ -59,6 +74,10 @@ std::function<int()> setup_history(CLI::App& sub, const CommonOptions& common) {
                       << "  " << info.created << "  " << (info.outcome.empty() ? "snapshot" : info.outcome) << "  '"
                       << info.label << "'" << (info.manifest.empty() ? "" : "  " + info.manifest) << "\n"
                       << "      " << render_changes(info.changes) << "\n";
+            for (const auto& p : running_code_of(info.id)) {
+                std::cout << "      " << (live ? "in use by " : "still running its code (restart it): ")
+                          << venv::describe(p) << "\n";
+            }
         }
         std::cout << (h.live_id.empty() ? "the venv is none of these: it changed since the last one was made\n"
                                         : "* live")

@@ -10,8 +10,11 @@
 #include "cli/common.hpp"
 #include "cli/render.hpp"
 #include "manifest/environment.hpp"
+#include "txn/journal.hpp"
 #include "txn/preflight.hpp"
+#include "txn/running.hpp"
 #include "txn/saved_plan.hpp"
+#include "venv/processes.hpp"
 
 namespace stackup::cli {
 namespace {
@@ -48,6 +51,15 @@ std::function<int()> setup_plan(CLI::App& sub, const CommonOptions& common) {
         body["saved_to"] = nullptr;
         std::cout << "plan for " << options.venv.string() << " (python " << facts.interpreter.version << "):\n"
                   << render_plan(plan, common.paint);
+        const auto running = venv::processes_using(options.venv);  // what would block apply's switch
+        body["running"] = running_json(running.using_venv);
+        body["running_unreadable"] = running.unreadable;
+        if (!running.using_venv.empty()) {
+            std::cout << common.paint("note", Color::yellow) << ": an apply would build and stage, but not switch now: "
+                      << txn::describe_running(running, options,
+                                               txn::command_for("switch", options.venv, options.state_dir, {}))
+                      << "\n";
+        }
         if (!plan.ok()) {
             std::cerr << "stackup: preflight failed: " << plan.problems.size() << " problem(s) above ("
                       << (plan.end_state.empty() ? plan.problems.size() : plan.problems.size() - 1)

@@ -13,10 +13,13 @@ namespace stackup::cli {
 std::function<int()> setup_rollback(CLI::App& sub, const CommonOptions& common) {
     auto manifest_path = std::make_shared<std::string>();
     auto id = std::make_shared<std::string>();
+    auto running = std::make_shared<RunningOptions>();
     add_venv_manifest(sub, *manifest_path);
+    add_running_options(sub, *running);
     sub.add_option("--to", *id, "a generation number or snapshot id, from `stackup history` (default: the interrupted run's, else the generation the live one was built from)")->type_name("ID");
-    return [manifest_path, id, &common] {
+    return [manifest_path, id, running, &common] {
         auto options = venv_options(*manifest_path, common);
+        set_running(options, *running);
         auto report = txn::rollback(options, id->empty() ? std::nullopt : std::optional<std::string>(*id));
         add_rollback(*common.doc, report);
         if (common.verbosity == Verbosity::quiet) {
@@ -36,6 +39,7 @@ std::function<int()> setup_rollback(CLI::App& sub, const CommonOptions& common) 
                               : "nothing to restore: that run died before its snapshot, so the venv was not touched.\n");
             return 0;
         }
+        print_needs_restart(std::cerr, report.running, common.paint);
         std::cout << "rolled back " << options.venv.string() << " to generation " << report.generation << " ("
                   << report.snapshot_id << ", taken " << report.created << "); the tree was re-checked against it.\n";
         if (!report.replaced_id.empty()) {

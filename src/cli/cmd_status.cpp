@@ -1,4 +1,5 @@
 // stackup status [MANIFEST]: lock, interrupted transaction (exit 7), last apply, snapshots.
+#include <algorithm>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -94,6 +95,39 @@ void print_snapshots(std::ostream& out, const txn::StatusReport& r) {
     }
 }
 
+std::string generation_name(const txn::StatusReport& r, const std::string& id) {
+    for (const auto& info : r.snapshots) {
+        if (info.id == id) {
+            return "generation " + std::to_string(info.generation) + " (" + id + ")";
+        }
+    }
+    return id.empty() ? std::string("a removed generation") : id;
+}
+
+// Who uses the venv now, and who still runs a replaced generation's code (needrestart's question).
+void print_processes(std::ostream& out, const txn::StatusReport& r) {
+    if (r.running.using_venv.empty()) {
+        out << "processes:   none use the venv";
+    } else {
+        out << "processes:   " << r.running.using_venv.size() << " use the venv (a switch waits for them):";
+        for (const auto& p : r.running.using_venv) {
+            out << "\n  " << venv::describe(p);
+        }
+    }
+    const auto unreadable = std::max(r.running.unreadable, r.old_code_unreadable);
+    out << (unreadable > 0 ? "\n  (" + std::to_string(unreadable) + " process(es) could not be read: another user's)" : "")
+        << "\n";
+    if (r.old_code.empty()) {
+        return;
+    }
+    out << "old code:    " << r.old_code.size()
+        << " process(es) still run the code of a generation that is no longer live: restart them";
+    for (const auto& p : r.old_code) {
+        out << "\n  " << venv::describe(p.use) << " [" << generation_name(r, p.generation_id) << "]";
+    }
+    out << "\n";
+}
+
 }  // namespace
 
 std::function<int()> setup_status(CLI::App& sub, const CommonOptions& common) {
@@ -117,6 +151,7 @@ std::function<int()> setup_status(CLI::App& sub, const CommonOptions& common) {
             out << "staged:      generation " << report.staged->generation_id << " (" << report.staged->manifest
                 << ", " << report.staged->created << "): `stackup switch` puts it in\n";
         }
+        print_processes(out, report);
         print_snapshots(out, report);
         return report.interrupted() ? static_cast<int>(ExitCode::interrupted) : 0;
     };

@@ -12,10 +12,14 @@ namespace stackup::cli {
 
 std::function<int()> setup_switch(CLI::App& sub, const CommonOptions& common) {
     auto manifest_path = std::make_shared<std::string>();
+    auto running = std::make_shared<RunningOptions>();
     add_venv_manifest(sub, *manifest_path);
-    return [manifest_path, &common] {
+    add_running_options(sub, *running);
+    return [manifest_path, running, &common] {
         auto options = venv_options(*manifest_path, common);
+        set_running(options, *running);
         auto r = txn::switch_staged(options);
+        common.doc->body()["running"] = running_json(r.running);
         common.doc->body()["generation"] = {{"id", r.generation_id}, {"number", r.generation}};
         common.doc->body()["previous"] = {{"id", r.previous_id}, {"number", r.previous}};
         common.doc->body()["manifest"] = r.manifest;
@@ -24,6 +28,7 @@ std::function<int()> setup_switch(CLI::App& sub, const CommonOptions& common) {
                       << r.generation_id << ", staged from " << r.manifest << "), exchanged in one rename.\n"
                       << "to undo: " << txn::command_for("rollback", options.venv, options.state_dir) << "\n";
         }
+        print_needs_restart(std::cerr, r.running, common.paint);
         return 0;
     };
 }

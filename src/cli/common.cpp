@@ -36,6 +36,32 @@ ApplyInput load_manifest_or_plan(const std::string& path, const CommonOptions& c
     return {manifest::load(saved.manifest, options), std::move(saved)};
 }
 
+void add_running_options(CLI::App& sub, RunningOptions& running) {
+    sub.add_flag("--switch-running", running.switch_running,
+                 "switch even while processes use the venv (they are named: they need a restart)");
+    sub.add_option("--wait-running", running.wait_running_s,
+                   "wait up to SECONDS for the processes using the venv to end before the switch")
+        ->type_name("SECONDS")
+        ->check(CLI::Range(0, 24 * 3600));
+}
+
+void set_running(txn::Options& options, const RunningOptions& running) {
+    options.switch_running = running.switch_running;
+    options.wait_running_s = running.wait_running_s;
+}
+
+void print_needs_restart(std::ostream& out, const std::vector<venv::ProcessUse>& running, const Paint& paint) {
+    if (running.empty()) {
+        return;
+    }
+    out << paint("warning", Color::yellow) << ": switched under " << running.size()
+        << " running process(es): they keep the code they loaded and load the new files next; restart them:\n";
+    for (const auto& p : running) {
+        out << "    " << venv::describe(p)
+            << (p.unit.empty() ? std::string() : "  ->  systemctl restart " + p.unit) << "\n";
+    }
+}
+
 void add_venv_manifest(CLI::App& sub, std::string& manifest_path) {
     sub.add_option("manifest", manifest_path, "a manifest naming the venv (or pass --venv)")->type_name("MANIFEST");
 }

@@ -54,6 +54,17 @@ txn::Options txn_options(const CommonOptions& common, const manifest::Manifest* 
 
 // The commands that only need to know which venv: an optional MANIFEST argument naming it.
 void add_venv_manifest(CLI::App& sub, std::string& manifest_path);
+
+// --switch-running and --wait-running SECONDS (apply, switch): the switch rule's two ways out.
+struct RunningOptions {
+    bool switch_running = false;
+    int wait_running_s = 0;
+};
+void add_running_options(CLI::App& sub, RunningOptions& running);
+void set_running(txn::Options& options, const RunningOptions& running);
+
+// --switch-running: the processes a switch went on under, each named as needing a restart.
+void print_needs_restart(std::ostream& out, const std::vector<venv::ProcessUse>& running, const Paint& paint);
 // txn_options() of that manifest when one was given (loaded, so its errors say where), else of --venv.
 txn::Options venv_options(const std::string& manifest_path, const CommonOptions& common);
 

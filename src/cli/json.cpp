@@ -1,5 +1,9 @@
 #include "cli/json.hpp"
 
+#include <algorithm>
+
+#include "base/interrupt.hpp"
+
 #include "base/lock.hpp"
 #include "base/url.hpp"
 #include "cli/render.hpp"
@@ -177,14 +181,26 @@ ExitCode code_of_step(txn::StepStatus status) {
 }
 
 void add_apply_errors(Document& doc, const txn::ApplyReport& report) {
+    if (report.outcome == txn::Outcome::applied && report.blocked) {
+        doc.add_error(error_json(ExitCode::running, std::to_string(report.running.size()) +
+                                                        " process(es) use the venv: generation " +
+                                                        report.generation_id + " is staged, not switched in"));
+    }
     if (report.outcome == txn::Outcome::applied) {
+        if (report.signal != 0) {
+            doc.add_error(error_json(report.exit_code(), std::string("interrupted by ") +
+                                                             base::interrupts::name(report.signal) +
+                                                             " after the switch: the upgrade is live"));
+        }
         return;
     }
     Json first = error_json(report.exit_code(), report.failure);
     for (const auto& step : report.steps) {
         if (step.status != txn::StepStatus::ok && step.status != txn::StepStatus::pending) {
             first["step"] = step.name;
-            first["code"] = code_name(code_of_step(step.status));
+            if (step.status != txn::StepStatus::interrupted) {  // else the run's own: "signal"
+                first["code"] = code_name(code_of_step(step.status));
+            }
         }
     }
     doc.add_error(first);
@@ -247,6 +263,30 @@ std::string lock_state_name(txn::LockStatus state) {
 
 }  // namespace
 
+Json running_json(const std::vector<venv::ProcessUse>& running) {
+    Json out = Json::array();
+    for (const auto& p : running) {
+        out.push_back({{"pid", p.pid},
+                       {"command", p.command},
+                       {"user", p.user},
+                       {"started", p.started.empty() ? Json(nullptr) : Json(p.started)},
+                       {"unit", p.unit.empty() ? Json(nullptr) : Json(p.unit)},
+                       {"how", p.how},
+                       {"path", p.path}});
+    }
+    return out;
+}
+
+Json old_code_json(const std::vector<txn::OldCodeProcess>& old_code) {
+    Json out = Json::array();
+    for (const auto& p : old_code) {
+        Json one = running_json({p.use})[0];
+        one["generation"] = p.generation_id.empty() ? Json(nullptr) : Json(p.generation_id);
+        out.push_back(std::move(one));
+    }
+    return out;
+}
+
 std::string code_name(ExitCode code) {
     switch (code) {
         case ExitCode::ok: return "ok";
@@ -257,8 +297,9 @@ std::string code_name(ExitCode code) {
         case ExitCode::rollback_failed: return "rollback_failed";
         case ExitCode::locked: return "locked";
         case ExitCode::interrupted: return "interrupted";
+        case ExitCode::running: return "running";
     }
-    return "unknown";
+    return static_cast<int>(code) > 128 ? "signal" : "unknown";
 }
 
 Json Document::finish(int exit_code) const {
@@ -366,9 +407,12 @@ void add_apply(Document& doc, const txn::ApplyReport& report, bool dry_run) {
                            ? Json(nullptr)
                            : Json{{"id", report.snapshot_id}, {"path", report.snapshot_path.string()}};
     body["rolled_back"] = report.rolled_back;
+    body["interrupted_by"] = report.signal ? Json(base::interrupts::name(report.signal)) : Json(nullptr);
     body["changed"] = !dry_run && !report.staged && report.outcome == txn::Outcome::applied && packages_changed(report);
     body["would_change"] = dry_run ? Json(report.outcome == txn::Outcome::applied && plan_changes(report.plan))
                                    : Json(nullptr);
+    body["running"] = running_json(report.running);  // dry run: the processes that would block the switch
+    body["running_unreadable"] = report.running_unreadable;
     body["pruned"] = report.pruned;
     body["snapshot_damage"] = report.snapshot_damage;
     body["rollback_warnings"] = report.rollback_warnings;
@@ -381,6 +425,7 @@ void add_apply(Document& doc, const txn::ApplyReport& report, bool dry_run) {
                                  : Json{{"id", report.generation_id}, {"number", report.generation}};
         body["switched"] = report.switched;
         body["staged"] = report.staged;
+        body["blocked_by_running"] = report.blocked;
         body["venv_changed"] = report.switched || !report.live_drift.empty() ||
                                (report.mode == txn::Mode::in_place && report.outcome == txn::Outcome::applied);
         body["live_drift"] = report.live_drift;
@@ -429,6 +474,7 @@ void add_rollback(Document& doc, const txn::RollbackReport& report) {
                            ? Json(nullptr)
                            : Json{{"id", report.replaced_id}, {"number", report.replaced_generation}};
     body["nothing_changed"] = report.nothing_changed;
+    body["running"] = running_json(report.running);
 }
 
 void add_status(Document& doc, const txn::StatusReport& r, const std::filesystem::path& state_dir) {
@@ -456,6 +502,9 @@ void add_status(Document& doc, const txn::StatusReport& r, const std::filesystem
                                        {"snapshot", or_null(r.last->snapshot_id)}}
                                 : Json(nullptr);
     body["restored_to"] = r.last && r.last->result == "rolled back" ? or_null(r.last->snapshot_id) : Json(nullptr);
+    body["running"] = running_json(r.running.using_venv);
+    body["running_unreadable"] = std::max(r.running.unreadable, r.old_code_unreadable);
+    body["running_old_code"] = old_code_json(r.old_code);
     Json snapshots = Json::array();
     for (const auto& info : r.snapshots) {
         Json s = snapshot_json(info);

@@ -55,6 +55,10 @@ private:
 
 // {code, message} plus file/line/column when the error has a location.
 Json error_json(const Error& error);
+// What every process using the venv is (pid, command, user, started, unit, how, path).
+Json running_json(const std::vector<venv::ProcessUse>& running);
+// Each process still running a replaced generation's code, with that generation's id.
+Json old_code_json(const std::vector<txn::OldCodeProcess>& old_code);
 Json error_json(ExitCode code, const std::string& message);
 // {code, message, step, dist, field, expected, found}
 Json mismatch_json(ExitCode code, const verify::Mismatch& mismatch);

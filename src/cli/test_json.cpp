@@ -20,6 +20,42 @@ void check_envelope(const cli::Json& j, const std::string& command, int exit_cod
 }  // namespace
 
 TEST_SUITE("cli") {
+    TEST_CASE("the apply document of an interrupted run: interrupted_by, exit 128+N, the step interrupted") {
+        txn::ApplyReport report;
+        report.outcome = txn::Outcome::interrupted;
+        report.signal = 2;
+        report.failure = "interrupted by SIGINT";
+        txn::StepReport step;
+        step.name = "torch";
+        step.status = txn::StepStatus::interrupted;
+        report.steps = {step};
+        CHECK(static_cast<int>(report.exit_code()) == 130);
+        cli::Document doc;
+        doc.set_command("apply");
+        cli::add_apply(doc, report, false);
+        auto j = doc.finish(130);
+        check_envelope(j, "apply", 130);
+        CHECK(j["interrupted_by"] == "SIGINT");
+        CHECK(j["errors"][0]["code"] == "signal");
+        CHECK(j["errors"][0]["message"] == "interrupted by SIGINT");
+        CHECK(j["steps"][0]["status"] == "interrupted");
+        CHECK(j["changed"] == false);
+
+        txn::ApplyReport live;  // a signal after the switch: applied, and still 128+N
+        live.outcome = txn::Outcome::applied;
+        live.switched = true;
+        live.signal = 15;
+        CHECK(static_cast<int>(live.exit_code()) == 143);
+        cli::Document after;
+        after.set_command("apply");
+        cli::add_apply(after, live, false);
+        auto k = after.finish(143);
+        check_envelope(k, "apply", 143);
+        CHECK(k["interrupted_by"] == "SIGTERM");
+        CHECK(k["switched"] == true);
+        CHECK(k["errors"][0]["message"] == "interrupted by SIGTERM after the switch: the upgrade is live");
+    }
+
     TEST_CASE("the apply document of a failed, rolled-back step: status, checks, removals, errors") {
         txn::ApplyReport report;
         report.outcome = txn::Outcome::verification_failed;

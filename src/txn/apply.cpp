@@ -12,6 +12,7 @@
 
 #include "base/error.hpp"
 #include "base/fs.hpp"
+#include "base/interrupt.hpp"
 #include "base/log.hpp"
 #include "manifest/environment.hpp"
 #include "snapshot/store.hpp"
@@ -19,6 +20,7 @@
 #include "txn/lock.hpp"
 #include "txn/preflight.hpp"
 #include "txn/retention.hpp"
+#include "txn/running.hpp"
 #include "txn/saved_plan.hpp"
 #include "txn/state_dir.hpp"
 #include "txn/phases.hpp"
@@ -171,6 +173,9 @@ Outcome decide(const ApplyReport& report) {
     if (!report.rollback_error.empty()) {
         return Outcome::rollback_failed;
     }
+    if (report.signal != 0 && !report.switched) {
+        return Outcome::interrupted;  // whatever else a stopped child left in the report
+    }
     if (const Outcome steps = outcome_of(report.steps); steps != Outcome::applied) {
         return steps;
     }
@@ -191,13 +196,18 @@ std::string_view to_string(StepStatus status) {
         case StepStatus::installer_failed: return "installer failed";
         case StepStatus::installer_no_op: return "installer no-op";
         case StepStatus::verification_failed: return "verification failed";
+        case StepStatus::interrupted: return "interrupted";
     }
     return "?";
 }
 
 ExitCode ApplyReport::exit_code() const {
+    if (signal != 0) {  // before the switch (interrupted) or after it (applied, and said so)
+        return static_cast<ExitCode>(base::interrupts::exit_status(signal));
+    }
     switch (outcome) {
-        case Outcome::applied: return ExitCode::ok;
+        case Outcome::interrupted: return static_cast<ExitCode>(base::interrupts::exit_status(2));
+        case Outcome::applied: return blocked ? ExitCode::running : ExitCode::ok;
         case Outcome::verification_failed: return ExitCode::verification_failed;
         case Outcome::installer_failed: return ExitCode::installer_failed;
         case Outcome::rollback_failed: return ExitCode::rollback_failed;
@@ -221,8 +231,20 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
     resolve_earlier(store, options, report);
     auto env = manifest::child_environment(m, options.venv, options.caller_env);
     venv::Facts facts = preflight(m, options, env, observer, report);
+    if (const int signal = base::interrupts::received()) {
+        throw Error(static_cast<ExitCode>(base::interrupts::exit_status(signal)),
+                    std::string("interrupted by ") + base::interrupts::name(signal) +
+                        " during the preflight; nothing was touched in " + options.venv.string());
+    }
     require_writable(options.venv);
     report.mode = choose_mode(store, options, report);
+    if (report.mode == Mode::in_place && !options.stage) {
+        // In place, the steps change the files under the processes: named before anything is.
+        auto scan = require_unused(options, "not applied in place (" + report.mode_reason + "), nothing was touched",
+                                   command_for("apply", options.venv, options.state_dir, {m.source.string()}));
+        report.running = std::move(scan.using_venv);
+        report.running_unreadable = scan.unreadable;
+    }
     if (options.stage && report.mode != Mode::blue_green) {
         throw Error(ExitCode::preflight_failed, "cannot stage the next generation: " + report.mode_reason +
                                                     "; nothing was touched");
@@ -240,6 +262,10 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
         detail::apply_in_place(m, options, observer, store, journal, std::move(facts), report);
     }
     report.outcome = decide(report);
+    if (report.outcome == Outcome::applied) {
+        // A signal after the switch (or the in-place commit): the upgrade is live; said, 128+N.
+        (void)detail::interrupted(report);
+    }
     if (report.outcome == Outcome::applied && !report.staged) {
         report.pruned = prune(store, options.state_dir, options.venv, m.snapshot_keep,
                               report.generation_id.empty() ? report.snapshot_id : report.generation_id, true);
@@ -258,7 +284,13 @@ ApplyReport dry_run(const manifest::Manifest& m, const Options& options, Observe
     StepRunner run(m, options, observer, env, scratch.path(), installer::Mode::dry_run);
     for (std::size_t i = 0; i < m.steps.size() && run.step(i, facts, report); ++i) {
     }
+    (void)detail::interrupted(report);
     report.outcome = decide(report);
+    // What would keep the switch from happening: the processes using the venv now (said, not
+    // waited for; the dry run's exit code stays its own).
+    auto scan = venv::processes_using(options.venv);
+    report.running = std::move(scan.using_venv);
+    report.running_unreadable = scan.unreadable;
     return report;
 }
 

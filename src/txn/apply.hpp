@@ -18,6 +18,7 @@
 #include "plan/plan_file.hpp"
 #include "plan/planner.hpp"
 #include "snapshot/store.hpp"
+#include "venv/processes.hpp"
 #include "venv/probe.hpp"
 #include "verify/requires.hpp"
 #include "verify/verify.hpp"
@@ -36,6 +37,11 @@ struct Options {
     std::optional<plan::SavedPlan> saved_plan;
     // `apply --stage`: build and verify the next generation, stop before the switch.
     bool stage = false;
+    // Processes using the venv (venv/processes.hpp) keep the switch from happening (the
+    // generation is staged, exit 8) unless `switch_running`; `wait_running_s` waits that many
+    // seconds for them to end first.
+    bool switch_running = false;
+    int wait_running_s = 0;
     // Whether the step probes write bytecode into `venv`: only where it is being changed
     // (the generation being built, or the venv of an in-place apply, which the snapshot
     // covers); set by each mode, never by the caller.
@@ -55,7 +61,7 @@ struct PackageRow {
     friend bool operator==(const PackageRow&, const PackageRow&) = default;
 };
 
-enum class StepStatus { pending, ok, installer_failed, installer_no_op, verification_failed };
+enum class StepStatus { pending, ok, installer_failed, installer_no_op, verification_failed, interrupted };
 std::string_view to_string(StepStatus status);
 
 struct StepReport {
@@ -83,7 +89,9 @@ struct CheckReport {
     std::string output;
 };
 
-enum class Outcome { applied, verification_failed, installer_failed, rollback_failed };
+// interrupted: a signal stopped the run before its switch (blue/green) or its end (in place),
+// and the venv is as it was; a signal after that leaves the outcome applied, `signal` set.
+enum class Outcome { applied, verification_failed, installer_failed, rollback_failed, interrupted };
 
 struct ApplyReport {
     Outcome outcome = Outcome::applied;
@@ -98,6 +106,7 @@ struct ApplyReport {
     // What stopped the run that was neither uv nor a verification: an exception, or blue/green's
     // clone, relocation, live venv or switch; "" when nothing did.
     std::string stopped;
+    int signal = 0;                             // the SIGINT/SIGTERM/SIGHUP that stopped it, 0: none
     bool rolled_back = false;
     std::string rollback_error;                 // when the restore itself failed
     std::vector<std::string> rollback_warnings; // e.g. where an old tree could not be removed
@@ -110,6 +119,11 @@ struct ApplyReport {
     std::uint64_t generation = 0;               // its number
     bool switched = false;                      // blue/green: the venv is the new generation now
     bool staged = false;                        // --stage: built and verified, not switched in
+    // The processes that used the venv at the switch: they kept it from happening (`blocked`:
+    // staged instead, exit 8), or, with switch_running, they still run the old code.
+    std::vector<venv::ProcessUse> running;
+    std::size_t running_unreadable = 0;         // processes whose use of the venv could not be read
+    bool blocked = false;
     std::vector<std::string> relocated;         // files of the clone rewritten to name the venv's path
     std::vector<std::string> recovered;         // what an earlier, interrupted run left, and what became of it
     // Blue/green: what changed in the live venv while the next generation was built (another
@@ -166,6 +180,7 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
 // The same preflight and plan, then each step's exact uv command run with
 // uv's own --dry-run: no lock, no snapshot, no journal, nothing touched. Each
 // step's dry run sees the venv as it is now, not as the earlier steps would leave it.
+// `running`: the processes that would keep the switch from happening now.
 ApplyReport dry_run(const manifest::Manifest& m, const Options& options, Observer& observer);
 
 }  // namespace stackup::txn

@@ -10,6 +10,7 @@
 #include "txn/phases.hpp"
 #include "txn/recover.hpp"
 #include "txn/retention.hpp"
+#include "txn/running.hpp"
 #include "venv/relocate.hpp"
 
 namespace stackup::txn::detail {
@@ -39,16 +40,36 @@ public:
         }
         report_.generation_id = generation_.id;
         report_.generation = generation_.generation;
-        if (options_.stage) {
+        if (!options_.stage) {
+            may_switch();
+        }
+        if (interrupted(report_)) {  // the last check point before the venv changes
+            discard();
+            return;
+        }
+        if (options_.stage || report_.blocked) {
             record_staged(options_.state_dir, {generation_.id, base_.id, m_.source.string(), generation_.created});
             report_.staged = true;
-            note(journal_, RecordKind::staged, "generation " + generation_.id + " staged; `stackup switch` puts it in");
+            note(journal_, RecordKind::staged,
+                 "generation " + generation_.id + " staged" +
+                     (report_.blocked ? " (" + std::to_string(report_.running.size()) + " process(es) use the venv)"
+                                      : std::string()) +
+                     "; `stackup switch` puts it in");
             return;
         }
         switch_in();
     }
 
 private:
+    // The switch rule (txn/running.hpp): processes using the venv block the switch unless
+    // switch_running; they are kept in the report either way.
+    void may_switch() {
+        auto scan = processes_at_switch(options_);
+        report_.running = std::move(scan.using_venv);
+        report_.running_unreadable = scan.unreadable;
+        report_.blocked = !report_.running.empty() && !options_.switch_running;
+    }
+
     // The venv's own generation when it has not changed since; else a snapshot of it now.
     snapshot::SnapshotInfo base_generation(const venv::Facts& facts) {
         std::optional<snapshot::SnapshotInfo> live;
@@ -102,9 +123,12 @@ private:
         Options build = options_;
         build.venv = report_.clone;
         build.bytecode = {true, options_.venv};  // part of building it, named for where it goes
+        if (interrupted(report_)) {
+            return false;
+        }
         run_all(m_, build, observer_, journal_, facts, report_);
         laps_.lap("steps");
-        if (decide(report_) != Outcome::applied) {
+        if (interrupted(report_) || decide(report_) != Outcome::applied) {
             return false;
         }
         try {
@@ -223,6 +247,7 @@ private:
 
     // The live venv was never switched: the clone goes back to being the base's ready tree.
     void discard() {
+        base::failpoint("discarding");
         if (report_.live_drift.empty()) {
             check_live();  // a failed step or check may still have written through a shared file
         }

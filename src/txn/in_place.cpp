@@ -85,7 +85,7 @@ void apply_in_place(const manifest::Manifest& m, const Options& options, Observe
     changing.bytecode = {true, {}};  // the snapshot covers it, as it covers uv's writes
     run_all(m, changing, observer, journal, facts, report);
     preparer.finish();
-    if (decide(report) != Outcome::applied) {
+    if (interrupted(report) || decide(report) != Outcome::applied) {
         roll_back(store, options, observer, journal, report);
         return;
     }

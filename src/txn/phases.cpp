@@ -1,3 +1,4 @@
+#include "base/interrupt.hpp"
 #include "txn/phases.hpp"
 
 #include <set>
@@ -39,6 +40,19 @@ void stop(ApplyReport& report, const std::string& why) {
     if (report.failure.empty()) {
         report.failure = why;
     }
+}
+
+bool interrupted(ApplyReport& report) {
+    const int signal = base::interrupts::received();
+    if (signal == 0) {
+        return false;
+    }
+    report.signal = signal;
+    const std::string why = std::string("interrupted by ") + base::interrupts::name(signal);
+    if (report.failure.rfind("interrupted by ", 0) != 0) {
+        report.failure = why;  // whatever the signal's child made of it is not the reason
+    }
+    return true;
 }
 
 void note(Journal& journal, RecordKind kind, const std::string& why) {

@@ -9,6 +9,7 @@
 #include "txn/journal.hpp"
 #include "txn/lock.hpp"
 #include "txn/recover.hpp"
+#include "txn/running.hpp"
 
 namespace stackup::txn {
 
@@ -134,6 +135,10 @@ RollbackReport rollback(const Options& options, const std::optional<std::string>
         return close_untouched(store, options, *open);
     }
     RollbackReport report;
+    report.running = require_unused(options, "not rolled back, nothing was touched",
+                                    command_for("rollback", options.venv, options.state_dir,
+                                                id ? std::vector<std::string>{"--to", *id} : std::vector<std::string>{}))
+                         .using_venv;
     if (auto discarded = discard_staged(store, options.state_dir, "it was built from the venv this rollback replaces")) {
         report.warnings.push_back(*discarded);
     }

@@ -50,6 +50,8 @@ StatusReport status(const Options& options) {
         report.staged = staged_generation(options.state_dir);
     } catch (const std::exception&) {  // status reports what it can read
     }
+    report.running = venv::processes_using(options.venv);
+    report.old_code = processes_on_old_generations(options.state_dir, &report.old_code_unreadable);
     return report;
 }
 

@@ -10,6 +10,8 @@
 #include "snapshot/store.hpp"
 #include "txn/apply.hpp"
 #include "txn/journal.hpp"
+#include "txn/running.hpp"
+#include "venv/processes.hpp"
 
 namespace stackup::txn {
 
@@ -37,6 +39,9 @@ struct StatusReport {
     std::string venv_state;                // an interrupted blue/green run: which tree the venv holds
     std::optional<snapshot::SnapshotInfo> live;     // the generation the venv is (none: changed since, or none taken)
     std::optional<StagedGeneration> staged;         // built by `apply --stage`, waiting for `stackup switch`
+    venv::ProcessScan running;                      // the processes using the venv now
+    std::vector<OldCodeProcess> old_code;           // processes still running a replaced generation's code
+    std::size_t old_code_unreadable = 0;
     // An open journal whose run is gone (its lock free, or held only by an orphan).
     bool interrupted() const { return open && lock.state != LockStatus::held; }
 };

@@ -1,3 +1,4 @@
+#include "txn/phases.hpp"
 #include "txn/steps.hpp"
 
 #include <algorithm>
@@ -112,6 +113,9 @@ std::vector<std::string> unchanged_failing_packages(const manifest::Step& step, 
 
 Outcome outcome_of(const std::vector<StepReport>& steps) {
     for (const auto& s : steps) {
+        if (s.status == StepStatus::interrupted) {
+            return Outcome::interrupted;
+        }
         if (s.status == StepStatus::installer_failed || s.status == StepStatus::installer_no_op) {
             return Outcome::installer_failed;
         }
@@ -129,9 +133,24 @@ bool StepRunner::step(std::size_t i, venv::Facts& facts, ApplyReport& report) {
     r.requirements = requirement_lines(report.plan.steps.at(i), step);
     auto removal = removal_invocation(step, facts, r);
     auto install = install_invocation(i, step, r);
-    observer_.step_started(i, m_.steps.size(), r);
     auto started = Clock::now();
+    auto stopped_by_signal = [&] {
+        if (!detail::interrupted(report)) {
+            return false;
+        }
+        r.status = StepStatus::interrupted;
+        r.seconds = seconds_since(started);
+        return true;
+    };
+    if (stopped_by_signal()) {
+        return false;  // not started
+    }
+    observer_.step_started(i, m_.steps.size(), r);
     bool ran = run_installer(r, removal) && run_installer(r, install);
+    if (stopped_by_signal()) {  // uv was stopped by it: not the installer's failure
+        observer_.step_finished(i, r);
+        return false;
+    }
     if (!ran) {
         r.status = StepStatus::installer_failed;
         report.failure = "step '" + step.name + "': the installer failed (" + r.installer_error + ")";
@@ -147,6 +166,11 @@ bool StepRunner::step(std::size_t i, venv::Facts& facts, ApplyReport& report) {
         return true;
     }
     venv::Facts after = probe_after(i, facts, r);
+    if (stopped_by_signal()) {  // the probe was stopped by it: not a verification failure
+        r.mismatches.clear();
+        observer_.step_finished(i, r);
+        return false;
+    }
     r.packages = package_rows(&step, facts, after);
     if (r.mismatches.empty()) {
         r.checks = verify::judge_all(m_, i, after, {&baseline_facts_, gpus_});
@@ -173,7 +197,13 @@ void StepRunner::set_baseline(const venv::Facts& facts) {
 
 void StepRunner::checks(ApplyReport& report) {
     for (const auto& check : m_.checks) {
+        if (detail::interrupted(report)) {
+            return;
+        }
         CheckReport c = tools_.check(m_, options_.venv, env_, check);
+        if (detail::interrupted(report)) {
+            return;  // the check was stopped by it: not its failure
+        }
         observer_.check_finished(c);
         if (!c.ok) {
             report.mismatches.push_back(check_mismatch(c));

@@ -9,6 +9,7 @@
 #include "txn/journal.hpp"
 #include "txn/lock.hpp"
 #include "txn/recover.hpp"
+#include "txn/running.hpp"
 
 namespace stackup::txn {
 
@@ -68,6 +69,10 @@ SwitchReport switch_staged(const Options& options) {
     if (auto blocker = store.exchange_blocker(options.venv)) {
         throw Error(ExitCode::preflight_failed, "cannot switch: " + *blocker + "; nothing was touched");
     }
+    auto running = require_unused(options,
+                                  "not switched, generation " + std::to_string(next.generation) + " (" + next.id +
+                                      ") stays staged",
+                                  command_for("switch", options.venv, options.state_dir));
     base::sync_filesystem(clone);  // the staged tree is on disk before it becomes the venv
     auto journal = Journal::begin(options.state_dir, staged->manifest, options.venv.string(), "blue-green");
     Record taken;
@@ -93,7 +98,7 @@ SwitchReport switch_staged(const Options& options) {
     } catch (const std::exception& e) {
         base::log::warn(std::string("cannot record the switch in the generation's record: ") + e.what());
     }
-    return {next.id, next.generation, base.id, base.generation, staged->manifest};
+    return {next.id, next.generation, base.id, base.generation, staged->manifest, std::move(running.using_venv)};
 }
 
 }  // namespace stackup::txn

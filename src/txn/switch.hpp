@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "txn/apply.hpp"
 
@@ -16,6 +17,7 @@ struct SwitchReport {
     std::string previous_id;      // the generation it replaced (`stackup rollback` goes back to it)
     std::uint64_t previous = 0;
     std::string manifest;
+    std::vector<venv::ProcessUse> running;   // --switch-running: the processes that need a restart
 };
 
 // Throws Error: usage when nothing is staged; preflight_failed, touching nothing, when the
