@@ -29,6 +29,7 @@ constexpr std::uint64_t string_window = 4096;         // one read serves nearby 
 constexpr std::uint64_t max_string_bytes = 1 << 16;   // one DT_NEEDED, DT_RPATH, ... string
 
 constexpr std::string_view fatbin_sections[] = {".nv_fatbin", "__nv_relfatbin"};
+constexpr std::string_view relocatable_fatbin = "__nv_relfatbin";  // read in ET_REL files only: elf.hpp
 
 struct Elf64 {
     using Ehdr = Elf64_Ehdr;
@@ -45,6 +46,7 @@ struct Elf32 {
 
 // The fields used, whatever the class and byte order.
 struct Header {
+    std::uint32_t type = 0;  // e_type
     std::uint64_t phoff = 0, shoff = 0;
     std::uint64_t phnum = 0, shnum = 0, shstrndx = 0;
     std::uint64_t phentsize = 0, shentsize = 0;
@@ -178,6 +180,7 @@ private:
                           std::to_string(sizeof(typename C::Ehdr)) + " bytes)");
         }
         auto e = record<typename C::Ehdr>(first, 0);
+        header_.type = ordered(e.e_type);
         header_.phoff = ordered(e.e_phoff);
         header_.shoff = ordered(e.e_shoff);
         header_.phnum = ordered(e.e_phnum);
@@ -337,7 +340,7 @@ private:
             }
             auto name = table.at(s.name);
             auto known = std::find(std::begin(fatbin_sections), std::end(fatbin_sections), name);
-            if (known == std::end(fatbin_sections)) {
+            if (known == std::end(fatbin_sections) || (*known == relocatable_fatbin && header_.type != ET_REL)) {
                 continue;
             }
             if (!source_.holds(s.offset, s.size)) {

@@ -14,9 +14,13 @@
 //     headers; DT_STRTAB is a virtual address, mapped to a file offset through the PT_LOAD
 //     segment that holds it; DT_STRSZ bounds the string table; DT_NEEDED, DT_SONAME,
 //     DT_RPATH and DT_RUNPATH are offsets into it.
-//   - the fatbinaries are found by section name (fatbinary_section.h of the CUDA toolkit:
-//     FATBIN_DATA_SECTION_NAME ".nv_fatbin", FATBIN_PRELINK_DATA_SECTION_NAME
-//     "__nv_relfatbin"), through the section headers and .shstrtab (e_shstrndx). Extended
+//   - the fatbinary is found by section name (fatbinary_section.h of the CUDA toolkit:
+//     FATBIN_DATA_SECTION_NAME ".nv_fatbin"), through the section headers and .shstrtab
+//     (e_shstrndx). FATBIN_PRELINK_DATA_SECTION_NAME "__nv_relfatbin" is read only in a
+//     relocatable object (ET_REL, nvcc -dc), whose only device code it is: in a shared
+//     object it holds relocatable device code for nvlink, which the runtime never registers
+//     (.nvFatBinSegment points into .nv_fatbin), so its kernels never run there (torch 2.9.1's
+//     libtorch_nvshmem.so has PTX for sm_90 there only; cuobjdump lists it only with -all). Extended
 //     numbering (e_shnum 0, e_shstrndx SHN_XINDEX, e_phnum PN_XNUM: the real value in section
 //     header 0) is honoured. A file without section headers has no kernels we can see.
 //
@@ -50,8 +54,8 @@
 //          0x200000 family target ("f": sm_100f, compute_100f), 0x1000000 on every SASS
 //          entry for sm_100 and later, meaning unknown
 //     0x38 u64 decompressed size (0 when not compressed)
-//   nvcc 13 wrote each cubin of a test library into .nv_fatbin twice (two containers), and a
-//   -rdc build copies them into __nv_relfatbin: hence kernels are deduplicated.
+//   nvcc 13 wrote each cubin of a test library into .nv_fatbin twice (two containers): hence
+//   kernels are deduplicated.
 
 #include <cstdint>
 #include <filesystem>

@@ -1,6 +1,7 @@
 #include "verify/binaries.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -26,6 +27,49 @@ std::vector<const venv::BinaryFile*> kernel_files(const venv::DistBinaries& d) {
     for (const auto& f : d.files) {
         if (!f.elf.kernels.empty()) {
             out.push_back(&f);
+        }
+    }
+    return out;
+}
+
+// A file that is one of NVIDIA's CUDA libraries (its SONAME, else its name, is in the table):
+// those load kernels kept in their own formats, so their .nv_fatbin does not say which GPUs
+// they run on (cuFFT 11.3's holds one sm_52 cubin, and cuobjdump -all finds no other, yet it
+// runs on every GPU CUDA 12 supports). They are judged by their CUDA major instead.
+bool is_cuda_library(const venv::BinaryFile& f) {
+    return binary::cuda_library(f.elf.soname.empty() ? file_name(f.path) : f.elf.soname).has_value();
+}
+
+// The files whose .nv_fatbin is judged against the GPUs: those with kernels, NVIDIA's own
+// libraries left out.
+std::vector<const venv::BinaryFile*> judged_kernel_files(const venv::DistBinaries& d) {
+    auto out = kernel_files(d);
+    out.erase(std::remove_if(out.begin(), out.end(), [](const auto* f) { return is_cuda_library(*f); }), out.end());
+    return out;
+}
+
+// The oldest GPU a CUDA major's libraries support: CUDA 12.0 removed Kepler (sm_35, sm_37), so
+// 5.0; CUDA 13.0 removed Maxwell, Pascal and Volta (sm_50 to sm_72), so 7.5 (the CUDA Toolkit
+// release notes, 12.0 and 13.0, "Deprecated or Dropped Features"). nullopt: a major not known here.
+std::optional<binary::Gpu> oldest_gpu_of(int cuda_major) {
+    switch (cuda_major) {
+        case 12: return binary::Gpu{5, 0};
+        case 13: return binary::Gpu{7, 5};
+        default: return std::nullopt;
+    }
+}
+
+// NVIDIA's libraries in the dist that do not support `gpu`, by their CUDA major: "libcublas.so.13
+// (CUDA 13: 7.5 and newer)".
+std::vector<std::string> libraries_without(const venv::DistBinaries& d, const binary::Gpu& gpu) {
+    std::vector<std::string> out;
+    for (const auto& f : d.files) {
+        const std::string soname = f.elf.soname.empty() ? file_name(f.path) : f.elf.soname;
+        auto major = is_cuda_library(f) ? binary::cuda_major_of(soname) : std::nullopt;
+        auto oldest = major ? oldest_gpu_of(*major) : std::nullopt;
+        if (oldest && gpu < *oldest) {
+            out.push_back(soname + " (CUDA " + std::to_string(*major) + ": " + std::to_string(oldest->major) + "." +
+                          std::to_string(oldest->minor) + " and newer)");
         }
     }
     return out;
@@ -109,14 +153,21 @@ std::vector<Judgement> judge_kernels(const venv::BinaryFacts& binaries, const Gp
                                      const std::vector<std::string>& spared) {
     std::vector<Judgement> out;
     for (const auto& d : binaries.dists) {
-        auto files = kernel_files(d);
-        if (files.empty() || targets.gpus.empty() || listed(spared, d.dist)) {
+        auto files = judged_kernel_files(d);
+        if (targets.gpus.empty() || listed(spared, d.dist)) {
             continue;
         }
         std::vector<std::string> failed, warned, passed;
         for (const auto& text : targets.gpus) {
             auto gpu = binary::parse_gpu(text);
             if (!gpu) {
+                continue;
+            }
+            if (auto old = libraries_without(d, *gpu); !old.empty()) {
+                failed.push_back("no support for " + binary::sm_of(*gpu) + ": " + base::join(old));
+                continue;
+            }
+            if (files.empty()) {
                 continue;
             }
             std::vector<std::string> without;
@@ -143,7 +194,7 @@ std::vector<Judgement> judge_kernels(const venv::BinaryFacts& binaries, const Gp
             j.warning = true;
             out.push_back(j);
         }
-        if (failed.empty() && warned.empty()) {
+        if (failed.empty() && warned.empty() && !passed.empty()) {
             out.push_back({"", d.dist, "kernels", expected, "runs on " + base::join(passed), true});
         }
     }
@@ -207,17 +258,22 @@ std::vector<DistSummary> summarize_dists(const std::vector<venv::Distribution>& 
                 s.missing.push_back(x.library + " (needed by " + x.file + ")");
             }
         }
+        const auto judged = judged_kernel_files(d);
         for (const auto& text : targets.gpus) {
             auto gpu = binary::parse_gpu(text);
-            if (!gpu || files.empty()) {
+            if (gpu && !libraries_without(d, *gpu).empty()) {
+                s.no_kernel.push_back(binary::sm_of(*gpu) + " (CUDA libraries too new for it)");
                 continue;
             }
-            auto without = std::count_if(files.begin(), files.end(), [&](const auto* f) { return !runs_on(*f, *gpu); });
-            if (without == static_cast<long>(files.size())) {
+            if (!gpu || judged.empty()) {
+                continue;
+            }
+            auto without = std::count_if(judged.begin(), judged.end(), [&](const auto* f) { return !runs_on(*f, *gpu); });
+            if (without == static_cast<long>(judged.size())) {
                 s.no_kernel.push_back(binary::sm_of(*gpu));
             } else if (without > 0) {
                 s.no_kernel.push_back(binary::sm_of(*gpu) + " in " + std::to_string(without) + " of " +
-                                      std::to_string(files.size()) + " binaries");
+                                      std::to_string(judged.size()) + " binaries");
             }
         }
         for (const auto& f : d.files) {

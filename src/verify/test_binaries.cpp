@@ -151,6 +151,53 @@ TEST_SUITE("verify") {
         CHECK(failed(verify::judge_kernels(facts, {{"10.0"}, "cuda.arch"}, {"onnxruntime-gpu"}), "onnxruntime-gpu").empty());
     }
 
+    TEST_CASE("NVIDIA's own libraries: judged by their CUDA major, not their .nv_fatbin") {
+        // The real nvidia-cufft-cu12 11.3.3.83: libcufft.so.11's .nv_fatbin holds one sm_52 cubin
+        // (cuobjdump -all agrees), its kernels live in cuFFT's own format; it runs on every GPU
+        // CUDA 12 supports. A false alarm on the real torch 2.9.1 stack until this rule.
+        venv::BinaryFacts facts;
+        facts.scanned = true;
+        facts.dists = {
+            {"nvidia-cufft-cu12", "11.3.3.83",
+             {file("nvidia/cufft/lib/libcufft.so.11", {}, {sass(52)}, "libcufft.so.11")}},
+            {"nvidia-cublas", "13.0.0.19",
+             {file("nvidia/cu13/lib/libcublas.so.13", {}, {sass(75), sass(80), sass(90)}, "libcublas.so.13"),
+              file("nvidia/cu13/lib/libcublasLt.so.13", {}, {sass(75)}, "libcublasLt.so.13")}},
+            {"nvidia-cudnn-cu12", "9.10.2.21", {file("nvidia/cudnn/lib/libcudnn.so.9", {}, {sass(50)}, "libcudnn.so.9")}},
+            // Not NVIDIA's: judged by its kernels as ever.
+            {"kern", "1", {file("kern/ops.so", {"libcudart.so.12"}, {sass(52)})}},
+        };
+        auto judge = [&](std::vector<std::string> gpus) {
+            return verify::judge_kernels(facts, {std::move(gpus), "cuda.arch"}, {});
+        };
+        auto failures = [](const std::vector<verify::Judgement>& js, const std::string& dist) {
+            std::vector<std::string> out;
+            for (const auto& j : js) {
+                if (j.dist == dist && !j.ok) {
+                    out.push_back(j.found);
+                }
+            }
+            return out;
+        };
+        auto hopper = judge({"8.0", "9.0", "10.0", "12.0"});
+        CHECK(failures(hopper, "nvidia-cufft-cu12").empty());
+        CHECK(failures(hopper, "nvidia-cublas").empty());
+        CHECK(failures(hopper, "nvidia-cudnn-cu12").empty());   // versioned apart from CUDA: not judged
+        CHECK(failures(hopper, "kern").size() == 4);
+        // CUDA 13 removed Volta and older: its libraries fail a V100 (7.0), CUDA 12's do not.
+        auto volta = judge({"7.0"});
+        REQUIRE(failures(volta, "nvidia-cublas").size() == 1);
+        CHECK(failures(volta, "nvidia-cublas")[0] ==
+              "no support for sm_70: libcublas.so.13 (CUDA 13: 7.5 and newer), libcublasLt.so.13 (CUDA 13: 7.5 and newer)");
+        CHECK(failures(volta, "nvidia-cufft-cu12").empty());
+        CHECK(failures(judge({"3.7"}), "nvidia-cufft-cu12").size() == 1);  // Kepler: CUDA 12 removed it
+        auto summary = verify::summarize_dists({}, facts, {{"7.0", "9.0"}, "cuda.arch"});
+        REQUIRE(summary.size() == 4);
+        CHECK(summary[0].no_kernel.empty());   // cuFFT: its kernels say nothing; CUDA 12 runs on both
+        CHECK(summary[0].kernels_text == "SASS for 52, no PTX");   // still listed as read
+        CHECK(summary[1].no_kernel == std::vector<std::string>{"sm_70 (CUDA libraries too new for it)"});
+    }
+
     TEST_CASE("a library nothing provides fails its dist, naming the remove: that took it") {
         auto m = manifest_with();
         venv::BinaryFacts before;
