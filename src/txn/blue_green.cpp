@@ -150,7 +150,8 @@ private:
     }
 
     // No file of the clone may name the clone's path once it is the venv. Only what the build
-    // wrote can: the files whose inode the base does not have (its directories list them, no lstat).
+    // wrote can: the files whose inode the base does not have (its directories list them, no
+    // lstat), and of those only the ones an installer rewrites or no RECORD lists (relocate.hpp).
     bool relocate() {
         std::set<std::uint64_t> unchanged;
         for (const auto& e : store_.index(base_).entries) {
@@ -164,7 +165,8 @@ private:
                 written.push_back(e.path);
             }
         }
-        auto moved = venv::relocate(report_.clone, report_.clone.string(), options_.venv.string(), written);
+        auto moved = venv::relocate(report_.clone, report_.clone.string(), options_.venv.string(),
+                                    venv::relocation_candidates(report_.clone, written));
         report_.relocated = moved.rewritten;
         report_.relocated.insert(report_.relocated.end(), moved.removed.begin(), moved.removed.end());
         if (!moved.refused.empty()) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "base/fs.hpp"
 #include "base/sha256.hpp"
@@ -121,7 +122,43 @@ bool holds(const std::filesystem::path& path, const std::string& needle, std::st
     }
 }
 
+// The paths one RECORD lists, relative to `tree` (they are relative to the site-packages the
+// .dist-info is in; the scripts' start with ../../../bin/).
+void add_listed(const std::filesystem::path& tree, const std::filesystem::path& record,
+                std::set<std::string>& listed) {
+    const std::string text = base::read_file(record);
+    const auto site = record.parent_path().parent_path();
+    std::size_t start = 0;
+    while (start < text.size()) {
+        auto end = text.find('\n', start);
+        std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        start = end == std::string::npos ? text.size() : end + 1;
+        if (!line.empty() && line.back() == '\r') {
+            line.pop_back();
+        }
+        if (auto parsed = split_record_line(line)) {
+            listed.insert((site / parsed->path).lexically_normal().lexically_relative(tree).generic_string());
+        }
+    }
+}
+
 }  // namespace
+
+std::vector<std::string> relocation_candidates(const std::filesystem::path& tree, const std::vector<std::string>& written) {
+    std::set<std::string> listed;
+    for (const auto& rel : written) {
+        if (is_record(tree / rel)) {
+            add_listed(tree, tree / rel, listed);
+        }
+    }
+    std::vector<std::string> out;
+    for (const auto& rel : written) {
+        if (rel.rfind("bin/", 0) == 0 || is_record(tree / rel) || listed.count(rel) == 0) {
+            out.push_back(rel);
+        }
+    }
+    return out;
+}
 
 Relocation relocate(const std::filesystem::path& tree, const std::string& from, const std::string& to,
                     const std::vector<std::string>& candidates) {

@@ -27,4 +27,16 @@ struct Relocation {
 [[nodiscard]] Relocation relocate(const std::filesystem::path& tree, const std::string& from, const std::string& to,
                                   const std::vector<std::string>& candidates);
 
+// Which of `written` (the regular files the build wrote, relative to `tree`) an installer can
+// have written the build path into, so that relocate need not read the rest. A wheel's files
+// are copied verbatim (PEP 427, "Installing a wheel"), except the scripts: the console scripts
+// the installer generates for entry points and the `.data/scripts` files whose `#!python` it
+// rewrites, all in the scripts directory, bin/. So: every written file under bin/, every
+// written RECORD (their lines for rewritten scripts change), and every written file no
+// written RECORD lists (bytecode the verification imports compiled, what a check or an import
+// wrote: not the installer's, so not known to be free of the path). The files a RECORD lists
+// outside bin/ (a torch build's 3 GB of shared objects) are not read.
+[[nodiscard]] std::vector<std::string> relocation_candidates(const std::filesystem::path& tree,
+                                                             const std::vector<std::string>& written);
+
 }  // namespace stackup::venv

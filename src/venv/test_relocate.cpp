@@ -70,6 +70,30 @@ TEST_SUITE("venv") {
                   std::to_string(now.size()) + "\n\"tool-2.0.dist-info/RE,CORD\",,\n");
     }
 
+    TEST_CASE("relocation candidates: scripts, RECORDs, and what no RECORD lists; never a wheel's other files") {
+        stackup::testing::TempDir dir;
+        const fs::path tree = dir.path() / "clone";
+        const auto site = tree / "lib/python3.12/site-packages";
+        write(site / "torch-2.11.0.dist-info/RECORD",
+              "torch/__init__.py,sha256=a,1\ntorch/lib/libtorch_cuda.so,sha256=b,2\n"
+              "\"torch/odd,name.py\",sha256=c,3\n../../../bin/torchrun,sha256=d,4\n"
+              "torch-2.11.0.dist-info/RECORD,,\r\n");
+        const std::vector<std::string> written{
+            "bin/torchrun",                                          // a console script: its shebang
+            "lib/python3.12/site-packages/torch-2.11.0.dist-info/RECORD",
+            "lib/python3.12/site-packages/torch/__init__.py",        // verbatim from the wheel
+            "lib/python3.12/site-packages/torch/lib/libtorch_cuda.so",
+            "lib/python3.12/site-packages/torch/odd,name.py",
+            "lib/python3.12/site-packages/torch/__pycache__/__init__.cpython-312.pyc",  // the probe's
+            "lib/python3.12/site-packages/torch/_cache.txt",         // written by an import
+            "share/jupyter/kernel.json",                             // listed by no written RECORD
+        };
+        CHECK(relocation_candidates(tree, written) ==
+              std::vector<std::string>{"bin/torchrun", "lib/python3.12/site-packages/torch-2.11.0.dist-info/RECORD",
+                                       "lib/python3.12/site-packages/torch/__pycache__/__init__.cpython-312.pyc",
+                                       "lib/python3.12/site-packages/torch/_cache.txt", "share/jupyter/kernel.json"});
+    }
+
     TEST_CASE("relocate changes nothing where nothing names the build path") {
         stackup::testing::TempDir dir;
         const fs::path tree = dir.path() / "clone";
