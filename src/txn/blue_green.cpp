@@ -1,6 +1,7 @@
 // Blue/green: every step runs in a clone beside the live venv, which only one exchange changes.
 
 #include <set>
+#include <thread>
 
 #include "base/failpoint.hpp"
 #include "base/fs.hpp"
@@ -131,6 +132,7 @@ private:
         if (interrupted(report_) || decide(report_) != Outcome::applied) {
             return false;
         }
+        start_early_sync();
         try {
             if (!relocate()) {
                 return false;
@@ -223,7 +225,22 @@ private:
         generation_ = store_.create(report_.clone, request);
     }
 
+    // What uv wrote (on the torch move, 3 GB) goes to disk while relocation, the live check and
+    // the record run; the sync before the switch then writes only what they wrote.
+    void start_early_sync() {
+        early_sync_ = std::jthread([clone = report_.clone] {
+            try {
+                base::sync_filesystem(clone);
+            } catch (const std::exception& e) {  // the sync before the switch says it
+                base::log::debug(std::string("early sync: ") + e.what());
+            }
+        });
+    }
+
     void switch_in() {
+        if (early_sync_.joinable()) {
+            early_sync_.join();
+        }
         try {
             base::sync_filesystem(report_.clone);  // the new tree is on disk before it becomes the venv
         } catch (const std::exception& e) {
@@ -281,6 +298,7 @@ private:
     snapshot::SnapshotInfo base_;
     bool base_taken_ = false;  // false: the venv was a recorded generation already
     snapshot::SnapshotInfo generation_;
+    std::jthread early_sync_;  // last: joined before anything it outlives is gone
 };
 
 }  // namespace
