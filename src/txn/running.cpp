@@ -67,7 +67,7 @@ std::vector<OldCodeProcess> processes_on_old_generations(const std::filesystem::
     for (auto& use : scan.using_venv) {
         auto rel = std::filesystem::path(use.path).lexically_relative(snapshots);
         std::string id = rel.empty() ? "" : rel.begin()->string();
-        out.push_back({std::move(use), id.empty() || id[0] == '.' || id == ".." ? "" : id});
+        out.push_back({std::move(use), id.empty() || id[0] == '.' ? "" : id});
     }
     return out;
 }

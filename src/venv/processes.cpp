@@ -43,6 +43,19 @@ std::optional<std::string> link_at(int dir, const char* name, int& error) {
     return std::string(buf, static_cast<std::size_t>(n));
 }
 
+// One read(2), again after EINTR: bytes read, 0 at the end, -1 with `error` set.
+ssize_t read_block(int fd, char* buf, std::size_t size, int& error) {
+    for (;;) {
+        ssize_t n = ::read(fd, buf, size);
+        if (n >= 0 || errno != EINTR) {
+            if (n < 0) {
+                error = errno;
+            }
+            return n;
+        }
+    }
+}
+
 // Reads `name` under `dir` up to `cap` bytes; over it, a placeholder. nullopt with `error` set
 // when it cannot be opened or read.
 std::optional<std::string> read_at(int dir, const char* name, std::size_t cap, int& error) {
@@ -54,12 +67,8 @@ std::optional<std::string> read_at(int dir, const char* name, std::size_t cap, i
     std::string out;
     char buf[1 << 14];
     for (;;) {
-        ssize_t n = ::read(fd.get(), buf, sizeof buf);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
+        const ssize_t n = read_block(fd.get(), buf, sizeof buf, error);
         if (n < 0) {
-            error = errno;
             return std::nullopt;
         }
         if (n == 0) {
@@ -200,12 +209,8 @@ std::string mapped_under(int dir, const std::string& root, int& error) {
         return under(path, root) ? std::string(path) : std::string();
     };
     for (;;) {
-        ssize_t n = ::read(fd.get(), buf, sizeof buf);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
+        const ssize_t n = read_block(fd.get(), buf, sizeof buf, error);
         if (n < 0) {
-            error = errno;
             return {};
         }
         if (n == 0) {

@@ -55,10 +55,7 @@ def scenario(t):
     root = t.tmp / "indexes"
     wheels.build_stack(str(root))
     # A third step whose wheel has a console script: uv writes its shebang with the clone's path.
-    wheels.build_wheel(str(root / "pypi" / "clitool"), "clitool", "2.0", {
-        "clitool/__init__.py": "__version__ = '2.0'\ndef main():\n    print('clitool 2.0 runs')\n",
-        "clitool-2.0.dist-info/entry_points.txt": "[console_scripts]\nclitool = clitool:main\n",
-    }, top_level=["clitool"])
+    wheels.clitool(str(root / "pypi" / "clitool"))
     server = t.serve(root)
     venv = t.cu128_venv(server)
     doc = t.upgrade_doc(server, venv, later_steps=[

@@ -25,10 +25,7 @@ SYSTEM_PYTHON = "/usr/bin/python3"   # a venv's interpreter nobody can run (the 
 def console_script_stack(t):
     root = t.tmp / "indexes"
     wheels.build_stack(str(root))
-    wheels.build_wheel(str(root / "pypi" / "clitool"), "clitool", "2.0", {
-        "clitool/__init__.py": "__version__ = '2.0'\ndef main():\n    print('clitool 2.0 runs')\n",
-        "clitool-2.0.dist-info/entry_points.txt": "[console_scripts]\nclitool = clitool:main\n",
-    }, top_level=["clitool"])
+    wheels.clitool(str(root / "pypi" / "clitool"))
     return t.serve(root)
 
 

@@ -148,6 +148,15 @@ def nvidia_like(out_dir, name, version, lib_dir, library, requires=()):
     return build_wheel(out_dir, name, version, files, requires=requires, top_level=["nvidia"])
 
 
+def clitool(out_dir):
+    """clitool 2.0, a wheel with a console script (entry point `clitool`, which prints
+    "clitool 2.0 runs"): uv writes its shebang naming the venv it installs into."""
+    return build_wheel(out_dir, "clitool", "2.0", {
+        "clitool/__init__.py": "__version__ = '2.0'\ndef main():\n    print('clitool 2.0 runs')\n",
+        "clitool-2.0.dist-info/entry_points.txt": "[console_scripts]\nclitool = clitool:main\n",
+    }, top_level=["clitool"])
+
+
 # The CUDA 12 -> 13 rename: NVIDIA's -cu12 wheels (one dir per library) become unsuffixed
 # 13.x wheels (all in nvidia/cu13), and torch +cu130 depends on the new names, so uv installs
 # them beside the old ones and never removes those.
