@@ -17,6 +17,7 @@
 #include "snapshot/store.hpp"
 #include "snapshot/store_internal.hpp"
 #include "snapshot/store_json.hpp"
+#include "snapshot/swap.hpp"
 
 namespace stackup::snapshot {
 
@@ -30,10 +31,6 @@ std::optional<struct stat> lstat_of(const std::filesystem::path& path) {
     return st;
 }
 
-bool lacks_exchange(int err) {
-    return err == EINVAL || err == ENOSYS || err == EOPNOTSUPP;
-}
-
 // Two empty directories exchanged and removed: whether this filesystem has RENAME_EXCHANGE.
 std::optional<std::string> probe_exchange(const std::filesystem::path& dir) {
     const auto a = dir / (".exchange-probe-" + detail::random_hex4() + "-a");
@@ -44,9 +41,9 @@ std::optional<std::string> probe_exchange(const std::filesystem::path& dir) {
     std::optional<std::string> why;
     if (::mkdir(b.c_str(), 0700) != 0) {
         why = "cannot create " + b.string() + ": " + std::strerror(errno);
-    } else if (::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) != 0) {
-        why = lacks_exchange(errno) ? "the filesystem of " + dir.string() + " cannot exchange two directories"
-                                    : "exchanging two directories in " + dir.string() + " failed: " + std::strerror(errno);
+    } else if (const int err = detail::exchange_paths(a, b); err != 0) {
+        why = detail::lacks_exchange(err) ? "the filesystem of " + dir.string() + " cannot exchange two directories"
+                                          : "exchanging two directories in " + dir.string() + " failed: " + std::strerror(err);
     }
     ::rmdir(b.c_str());
     ::rmdir(a.c_str());
@@ -111,8 +108,8 @@ std::optional<SnapshotInfo> Store::live(const std::filesystem::path& path) const
 
 void Store::exchange(const SnapshotInfo& holder, const std::filesystem::path& venv) const {
     const auto tree = tree_of(holder);
-    if (::renameat2(AT_FDCWD, tree.c_str(), AT_FDCWD, venv.c_str(), RENAME_EXCHANGE) != 0) {
-        throw base::errno_error(errno, "cannot exchange " + tree.string() + " with " + venv.string());
+    if (const int err = detail::exchange_paths(tree, venv); err != 0) {
+        throw base::errno_error(err, "cannot exchange " + tree.string() + " with " + venv.string());
     }
     // Durable before anything is recorded of it; a failure here changes nothing that happened.
     try {

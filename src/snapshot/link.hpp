@@ -15,7 +15,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,12 +22,6 @@
 #include "snapshot/tree.hpp"
 
 namespace stackup::snapshot {
-
-// sha256 by relative path, recorded lazily by Store::seal.
-using FileHashes = std::map<std::string, std::string>;
-
-// The recorded sha256 of `path`, or "" when there is none.
-[[nodiscard]] const std::string& hash_of(const FileHashes& hashes, const std::string& path);
 
 // The name of inode `inode` in an object store, and its path in `objects`.
 [[nodiscard]] std::string object_name(std::uint64_t inode);
@@ -48,10 +41,9 @@ struct Linked {
 
 // Problems of the snapshot whose index is `expected` in the object store
 // `objects`, in diff()'s words; files are judged by their integrity record
-// (and `hashes`), so a mode or mtime that a chmod/touch in the venv gave the
-// shared inode is no problem when the content is provably the same.
-[[nodiscard]] std::vector<std::string> check_links(const TreeIndex& expected, const std::filesystem::path& objects,
-                                                   const FileHashes& hashes);
+// (judge_file without a sha256: a moved size or mtime is refused, a ctime-only
+// move, a chmod or a link count change, is not).
+[[nodiscard]] std::vector<std::string> check_links(const TreeIndex& expected, const std::filesystem::path& objects);
 
 // Whether `path` still holds exactly what its record says (inode, size, mtime and ctime).
 [[nodiscard]] bool record_holds(const TreeEntry& entry, const std::filesystem::path& path);

@@ -59,9 +59,8 @@ TreeIndex walk_target(const std::filesystem::path& target) {
 // children first, as a directory's mtime moves with each change inside it.
 class Converger {
 public:
-    Converger(const TreeIndex& expected, std::filesystem::path objects, std::filesystem::path target,
-              const FileHashes& hashes)
-        : want_(expected.entries), objects_(std::move(objects)), target_(std::move(target)), hashes_(hashes),
+    Converger(const TreeIndex& expected, std::filesystem::path objects, std::filesystem::path target)
+        : want_(expected.entries), objects_(std::move(objects)), target_(std::move(target)),
           now_(want_.size()), created_(want_.size(), false) {}
 
     Convergence run() {
@@ -140,9 +139,8 @@ private:
         }
         // The path is only built when the file must be read: most files cost no allocation here.
         if (e.type == EntryType::file && !record_intact(e, have)) {
-            const std::string& sha256 = hash_of(hashes_, e.path);
-            if (!sha256.empty() || !only_ctime_moved(e, have)) {
-                if (auto problem = judge_file(e, have, full(have.path), sha256)) {
+            if (!e.sha256.empty() || !only_ctime_moved(e, have)) {
+                if (auto problem = judge_file(e, have, full(have.path), e.sha256)) {
                     damage_.push_back(std::move(*problem));
                 }
             }
@@ -160,7 +158,7 @@ private:
             damage_.push_back("missing: " + e.path + " (" + from.string() + ")");
         } else if (seen->type != EntryType::file || seen->inode != e.inode) {
             damage_.push_back("content differs: " + e.path + " (" + from.string() + " is another file)");
-        } else if (auto problem = judge_file(e, *seen, from, hash_of(hashes_, e.path))) {
+        } else if (auto problem = judge_file(e, *seen, from, e.sha256)) {
             damage_.push_back(std::move(*problem));
         } else {
             now_[i] = Seen{seen->mode, seen->mtime_ns};
@@ -272,7 +270,6 @@ private:
     std::filesystem::path objects_;
     std::filesystem::path target_;
     base::UniqueFd objects_fd_;
-    const FileHashes& hashes_;
     // What is there (kept or linked), by position in want_: what settling needs of it.
     struct Seen {
         std::uint32_t mode = 0;
@@ -291,8 +288,8 @@ private:
 }  // namespace
 
 Convergence converge_links(const TreeIndex& expected, const std::filesystem::path& objects,
-                           const std::filesystem::path& target, const FileHashes& hashes) {
-    return Converger(expected, objects, target, hashes).run();
+                           const std::filesystem::path& target) {
+    return Converger(expected, objects, target).run();
 }
 
 }  // namespace stackup::snapshot

@@ -33,6 +33,6 @@ struct Convergence {
 // record (integrity.hpp): when any fails, `damage` says which and nothing is
 // changed. Throws std::system_error when the file system refuses a change.
 [[nodiscard]] Convergence converge_links(const TreeIndex& expected, const std::filesystem::path& objects,
-                                         const std::filesystem::path& target, const FileHashes& hashes);
+                                         const std::filesystem::path& target);
 
 }  // namespace stackup::snapshot

@@ -105,7 +105,7 @@ Staged stage_ready(const SnapshotInfo& info, const TreeIndex& expected, const st
     const auto ready = info.dir / detail::kReadyDir;
     Convergence converged;
     try {
-        converged = converge_links(expected, detail::objects_of(info.dir), ready, detail::load_hashes(info.dir));
+        converged = converge_links(expected, detail::objects_of(info.dir), ready);
     } catch (const std::exception& e) {
         cannot_stage(info, venv, e.what());
     }
@@ -343,7 +343,7 @@ std::uint64_t Store::prepare(const std::string& id, bool durable) const {
     }
     const TreeIndex expected = index(*info);
     const Convergence converged = converge_links(expected, detail::objects_of(info->dir),
-                                                 info->dir / detail::kReadyDir, detail::load_hashes(info->dir));
+                                                 info->dir / detail::kReadyDir);
     if (!converged.damage.empty()) {
         fail("snapshot " + id + " is damaged: " + join(converged.damage));
     }

@@ -30,7 +30,6 @@ const char* const kInfoFile = "snapshot.json";
 const char* const kIndexFile = "index.tsv";
 const char* const kTreeDir = "tree";
 const char* const kObjectsDir = ".objects";
-const char* const kHashesFile = "hashes.json";
 const char* const kReadyDir = "ready";
 const char* const kTrashDir = ".trash";
 
@@ -45,18 +44,6 @@ std::string random_hex4() {
     return buf;
 }
 
-FileHashes load_hashes(const std::filesystem::path& dir) {
-    const auto path = dir / kHashesFile;
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) {
-        return {};
-    }
-    try {
-        return json_format::hashes_from_json(base::read_file(path), path);
-    } catch (const std::exception&) {
-        return {};  // unhashed is only stricter
-    }
-}
 
 }  // namespace detail
 
@@ -245,14 +232,6 @@ std::optional<SnapshotInfo> Store::find(const std::string& id) const {
     }
 }
 
-std::optional<SnapshotInfo> Store::latest() const {
-    auto all = list();
-    if (all.empty()) {
-        return std::nullopt;
-    }
-    return all.front();
-}
-
 TreeIndex Store::index(const SnapshotInfo& info) const {
     const auto path = info.dir / info.index_file;
     TreeIndex index;
@@ -276,7 +255,7 @@ std::vector<std::string> Store::verify(const std::string& id) const {
     try {
         switch (info.strategy) {
             case Strategy::hardlink:
-                return check_links(expected, objects_of(info.dir), load_hashes(info.dir));
+                return check_links(expected, objects_of(info.dir));
             case Strategy::reflink:
                 return check_clones(expected, tree);
             default:
@@ -285,29 +264,6 @@ std::vector<std::string> Store::verify(const std::string& id) const {
     } catch (const std::exception& e) {
         return {std::string("unreadable: ") + e.what()};
     }
-}
-
-std::uint64_t Store::seal(const std::string& id) {
-    const SnapshotInfo info = find_or_fail(*this, id);
-    if (info.strategy != Strategy::hardlink) {
-        return 0;
-    }
-    FileHashes hashes = load_hashes(info.dir);
-    const TreeIndex recorded = index(info);
-    for (std::size_t i = 0; i < recorded.entries.size(); ++i) {
-        const TreeEntry& e = recorded.entries[i];
-        const auto path = object_file(objects_of(info.dir), e.inode);
-        // Before and after: a write while hashing moves mtime or ctime.
-        if (e.type != EntryType::file || hashes.count(e.path) != 0 || !record_holds(e, path)) {
-            continue;
-        }
-        std::string hex = base::sha256_file(path);
-        if (record_holds(e, path)) {
-            hashes[e.path] = std::move(hex);
-        }
-    }
-    base::write_file_atomic(info.dir / kHashesFile, json_format::hashes_to_json(hashes));
-    return hashes.size();
 }
 
 bool Store::remove(const std::string& id) {

@@ -6,7 +6,6 @@
 //         <state>/snapshots/.objects/<inode>   hard links: one link per inode any snapshot needs (link.hpp)
 //         <state>/snapshots/<id>/ready/         hard links only, a cache: the tree a restore swaps in (ready.hpp)
 //         <state>/snapshots/<id>/index.tsv      its TreeIndex (index_tsv.hpp)
-//         <state>/snapshots/<id>/hashes.json    hard links only, optional: seal()'s sha256s
 //         <state>/snapshots/<id>/snapshot.json  metadata (format 1), written last
 // A snapshot dir without snapshot.json is incomplete: list() ignores it and
 // cleanup_incomplete() removes it.
@@ -37,10 +36,9 @@ namespace stackup::snapshot {
 // records no sha256 (hashing 800 MB would cost more than the snapshot) but an
 // integrity record per file: inode, size, mtime and ctime right after linking.
 // A file counts as intact when inode, size and mtime still match; when any of
-// them moved and seal() recorded a sha256, the file is hashed and must match;
-// without a sha256 it is refused as damaged. ctime alone is not enough to refuse:
-// it also moves on every link and unlink (uv replacing the venv's copy), so a
-// ctime-only change is accepted, or hashed when a sha256 exists.
+// them moved it is refused as damaged. ctime alone is not enough to refuse: it
+// also moves on every link and unlink (uv replacing the venv's copy), so a
+// ctime-only change is accepted.
 enum class Strategy { copy, hardlink, automatic, reflink };
 
 std::string to_string(Strategy strategy);
@@ -148,18 +146,12 @@ public:
     // Complete snapshots, newest first.
     [[nodiscard]] std::vector<SnapshotInfo> list() const;
     [[nodiscard]] std::optional<SnapshotInfo> find(const std::string& id) const;
-    [[nodiscard]] std::optional<SnapshotInfo> latest() const;
     // The recorded index; throws Error(rollback_failed) when it does not match snapshot.json.
     [[nodiscard]] TreeIndex index(const SnapshotInfo& info) const;
     // Differences between the snapshot's tree on disk and its recorded index:
     // contents hashed for copies, the integrity record checked for hard links
     // and reflinks (a reflink whose record moved is hashed).
     [[nodiscard]] std::vector<std::string> verify(const std::string& id) const;
-    // Hard links: hashes every file whose integrity record still holds exactly
-    // and records the sha256s, so a later chmod/touch in the venv can be told
-    // from a write. Slow (reads every byte); call it off the critical path.
-    // Returns the number of files hashed; a copy snapshot returns 0.
-    std::uint64_t seal(const std::string& id);
     // Hard links: builds (or brings up to date) the snapshot's ready tree, so
     // that a restore need not make 2,000 directories when every second counts.
     // Minutes off the critical path (during the installs) suit it; never run it

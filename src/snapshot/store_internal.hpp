@@ -13,7 +13,6 @@ extern const char* const kInfoFile;   // "snapshot.json"
 extern const char* const kIndexFile;  // "index.tsv"
 extern const char* const kTreeDir;    // "tree": copies and reflinks
 extern const char* const kObjectsDir; // ".objects": hard links, in the snapshots dir, shared (link.hpp)
-extern const char* const kHashesFile; // "hashes.json"
 extern const char* const kReadyDir;   // "ready"
 extern const char* const kTrashDir;   // ".trash": removed snapshots' folders, deleted later
 
@@ -22,8 +21,5 @@ std::filesystem::path objects_of(const std::filesystem::path& dir);
 
 // Four random hex digits, for names that must not collide.
 std::string random_hex4();
-
-// The sha256s seal() recorded for snapshot dir `dir`; empty when there are none or they are unreadable.
-FileHashes load_hashes(const std::filesystem::path& dir);
 
 }  // namespace stackup::snapshot::detail

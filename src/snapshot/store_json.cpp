@@ -56,19 +56,6 @@ std::string get_bytes(const json& j, const std::string& key) {
     return j.at(key).get<std::string>();
 }
 
-}  // namespace
-
-std::uint32_t parse_mode(const std::string& text) {
-    std::size_t used = 0;
-    unsigned long mode = std::stoul(text, &used, 8);
-    if (used != text.size() || mode > 07777) {
-        throw std::runtime_error("bad mode \"" + text + "\"");
-    }
-    return static_cast<std::uint32_t>(mode);
-}
-
-namespace {
-
 void require_format(const json& j) {
     const int format = base::whole_number_field<int>(j, "format");
     if (format != kFormat) {
@@ -172,30 +159,6 @@ SnapshotInfo info_from_json(const std::string& text, const std::filesystem::path
             info.root_inode = base::whole_number_field<std::uint64_t>(doc.at("root"), "inode");
         }
         return info;
-    });
-}
-
-std::string hashes_to_json(const FileHashes& hashes) {
-    json doc = {{"format", kFormat}, {"sha256", json::object()}};
-    for (const auto& [path, hex] : hashes) {
-        try {
-            (void)json(path).dump();
-            doc["sha256"][path] = hex;
-        } catch (const json::type_error&) {  // not UTF-8: stays unhashed
-        }
-    }
-    return doc.dump(0) + "\n";
-}
-
-FileHashes hashes_from_json(const std::string& text, const std::filesystem::path& source) {
-    return parsing(source, [&] {
-        const json doc = json::parse(text);
-        require_format(doc);
-        FileHashes hashes;
-        for (const auto& [path, hex] : doc.at("sha256").items()) {
-            hashes[path] = hex.get<std::string>();
-        }
-        return hashes;
     });
 }
 

@@ -1,12 +1,11 @@
 #pragma once
-// Internal to the snapshot store: snapshot.json and hashes.json (format 1),
+// Internal to the snapshot store: snapshot.json (format 1),
 // text in and out. Parse failures throw std::runtime_error naming `source`.
 
 #include <cstdint>
 #include <filesystem>
 #include <string>
 
-#include "snapshot/link.hpp"
 #include "snapshot/store.hpp"
 #include "snapshot/tree.hpp"
 
@@ -17,16 +16,9 @@ inline constexpr int kFormat = 1;
 // Bytes as lowercase hex and back: names that are not UTF-8 are stored so ("path_hex").
 [[nodiscard]] std::string to_hex(const std::string& bytes);
 [[nodiscard]] std::string from_hex(const std::string& hex);
-// "0755" -> 0755; throws std::runtime_error for anything else.
-[[nodiscard]] std::uint32_t parse_mode(const std::string& text);
 
 // SnapshotInfo::dir is not stored: it is where the file was found.
 [[nodiscard]] std::string info_to_json(const SnapshotInfo& info);
 [[nodiscard]] SnapshotInfo info_from_json(const std::string& text, const std::filesystem::path& source);
-
-// hashes.json: {"format": 1, "sha256": {"<path>": "<hex>", ...}}; paths that
-// are not UTF-8 are left out (they stay unhashed, which is only stricter).
-[[nodiscard]] std::string hashes_to_json(const FileHashes& hashes);
-[[nodiscard]] FileHashes hashes_from_json(const std::string& text, const std::filesystem::path& source);
 
 }  // namespace stackup::snapshot::json_format

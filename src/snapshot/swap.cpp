@@ -18,10 +18,6 @@ namespace {
     throw Error(ExitCode::rollback_failed, message);
 }
 
-bool lacks_exchange(int err) {
-    return err == EINVAL || err == ENOSYS || err == EOPNOTSUPP;
-}
-
 // The venv moves aside first, so for a moment its path is empty; each failure says where both trees are.
 Swap swap_by_two_renames(const std::filesystem::path& staged, const std::filesystem::path& venv) {
     const auto aside = std::filesystem::path(staged.string() + "-old");
@@ -47,6 +43,14 @@ Swap swap_by_two_renames(const std::filesystem::path& staged, const std::filesys
 
 }  // namespace
 
+int exchange_paths(const std::filesystem::path& a, const std::filesystem::path& b) {
+    return ::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) == 0 ? 0 : errno;
+}
+
+bool lacks_exchange(int err) {
+    return err == EINVAL || err == ENOSYS || err == EOPNOTSUPP;
+}
+
 Swap swap_into_place(const std::filesystem::path& staged, const std::filesystem::path& venv, bool venv_exists) {
     if (!venv_exists) {
         if (::renameat2(AT_FDCWD, staged.c_str(), AT_FDCWD, venv.c_str(), RENAME_NOREPLACE) == 0 ||
@@ -58,13 +62,14 @@ Swap swap_into_place(const std::filesystem::path& staged, const std::filesystem:
         fail("cannot move the restored tree to " + venv.string() + ": " + why + "; " + venv.string() +
              " still does not exist");
     }
-    if (::renameat2(AT_FDCWD, staged.c_str(), AT_FDCWD, venv.c_str(), RENAME_EXCHANGE) == 0) {
+    const int err = exchange_paths(staged, venv);
+    if (err == 0) {
         return Swap{true, staged};
     }
-    if (lacks_exchange(errno)) {
+    if (lacks_exchange(err)) {
         return swap_by_two_renames(staged, venv);
     }
-    const std::string why = std::strerror(errno);
+    const std::string why = std::strerror(err);
     discard_after_failure(staged);
     fail("cannot swap the restored tree into " + venv.string() + ": " + why + "; " + venv.string() +
          " was not touched");

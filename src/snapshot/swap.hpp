@@ -7,6 +7,12 @@
 
 namespace stackup::snapshot::detail {
 
+// The one RENAME_EXCHANGE of the store: swaps two paths on one filesystem in one step.
+// Returns 0, or the errno the kernel gave (nothing changed then).
+[[nodiscard]] int exchange_paths(const std::filesystem::path& a, const std::filesystem::path& b);
+// Whether `err` (from exchange_paths) says the filesystem or kernel has no RENAME_EXCHANGE.
+[[nodiscard]] bool lacks_exchange(int err);
+
 struct Swap {
     bool atomic = true;                             // false: two renames, the path was briefly empty
     std::optional<std::filesystem::path> old_tree;  // where the replaced venv now is (none: there was none)

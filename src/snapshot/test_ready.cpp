@@ -29,7 +29,7 @@ struct ReadyFixture {
         build_fake_venv(venv);
         index = link_tree(venv, flat).index;
     }
-    Convergence converge() const { return converge_links(index, flat, ready, {}); }
+    Convergence converge() const { return converge_links(index, flat, ready); }
     // The ready tree as restore needs it: the index's metadata, and the snapshot's own inodes.
     std::vector<std::string> problems() const {
         const TreeIndex now = index_tree(ready, Contents::records);

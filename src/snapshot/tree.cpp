@@ -37,15 +37,6 @@ std::string to_string(EntryType type) {
     return "?";
 }
 
-std::optional<EntryType> entry_type_from_string(const std::string& text) {
-    for (EntryType t : {EntryType::file, EntryType::dir, EntryType::symlink}) {
-        if (to_string(t) == text) {
-            return t;
-        }
-    }
-    return std::nullopt;
-}
-
 bool path_less(const std::string& a, const std::string& b) {
     if (a == "." || b == ".") {
         return a == "." && b != ".";

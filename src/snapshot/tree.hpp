@@ -13,7 +13,6 @@ namespace stackup::snapshot {
 enum class EntryType { file, dir, symlink };
 
 std::string to_string(EntryType type);
-std::optional<EntryType> entry_type_from_string(const std::string& text);
 
 struct TreeEntry {
     std::string path;           // relative to the root, '/'-separated; the root itself is "."
