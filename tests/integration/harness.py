@@ -307,6 +307,21 @@ class Test:
     def tree(self, venv):
         return treedigest.entries(venv)
 
+    def assert_left_as_was(self, venv, before, root_before, mode, what):
+        """After a failed apply in `mode` (MODES): the venv's tree is `before`, and the way it got
+        there is the mode's own. Blue/green: the venv's root directory is the same inode (nothing
+        was switched, the venv never touched). In place: the steps wrote the venv itself, so the
+        same tree proves the snapshot's restore, and its root is a new inode (the restored tree
+        was swapped in)."""
+        self.assert_tree(venv, before, f"{what} ({mode})")
+        root = os.stat(venv).st_ino
+        if mode == "blue/green":
+            check(root == root_before, f"{what} (blue/green): the venv's root changed "
+                                       f"({root_before} -> {root}): something was switched")
+        else:
+            check(root != root_before, f"{what} (in place): the venv's root is still {root}: "
+                                       f"its snapshot was never restored")
+
     def assert_tree(self, venv, before, what):
         after = treedigest.entries(venv)
         if after != before:
@@ -409,6 +424,11 @@ def journal_records(path):
         except ValueError:
             pass
     return out
+
+
+# The two ways an apply runs (README, *Generations*): the extra arguments that choose each.
+# `--snapshot-strategy copy` asks for a snapshot the venv cannot be switched with: in place.
+MODES = (("blue/green", ()), ("in place", ("--snapshot-strategy", "copy")))
 
 
 def check(cond, message, *results):
