@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/render.hpp"
+#include "txn/apply.hpp"
 #include "txn/journal.hpp"
 #include "txn/running.hpp"
 

@@ -12,7 +12,7 @@
 
 #include "manifest/manifest.hpp"
 #include "plan/plan_file.hpp"
-#include "txn/apply.hpp"
+#include "txn/report.hpp"
 
 namespace CLI {
 class App;

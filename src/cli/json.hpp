@@ -12,7 +12,7 @@
 #include "base/error.hpp"
 #include "plan/planner.hpp"
 #include "snapshot/store.hpp"
-#include "txn/apply.hpp"
+#include "txn/report.hpp"
 #include "txn/rollback.hpp"
 #include "txn/snapshots.hpp"
 #include "txn/status.hpp"

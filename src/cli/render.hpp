@@ -6,7 +6,7 @@
 #include "cli/terminal.hpp"
 #include "plan/planner.hpp"
 #include "snapshot/store.hpp"
-#include "txn/apply.hpp"
+#include "txn/report.hpp"
 
 namespace stackup::cli {
 

@@ -5,7 +5,7 @@
 
 #include "base/process.hpp"
 #include "manifest/manifest.hpp"
-#include "txn/apply.hpp"
+#include "txn/report.hpp"
 #include "verify/verify.hpp"
 
 namespace stackup::txn {

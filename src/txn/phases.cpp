@@ -1,4 +1,3 @@
-#include "base/interrupt.hpp"
 #include "txn/phases.hpp"
 
 #include <set>
@@ -32,28 +31,6 @@ void run_steps(StepRunner& run, Journal& journal, const manifest::Manifest& m, v
 }
 
 }  // namespace
-
-void stop(ApplyReport& report, const std::string& why) {
-    if (report.stopped.empty()) {
-        report.stopped = why;
-    }
-    if (report.failure.empty()) {
-        report.failure = why;
-    }
-}
-
-bool interrupted(ApplyReport& report) {
-    const int signal = base::interrupts::received();
-    if (signal == 0) {
-        return false;
-    }
-    report.signal = signal;
-    const std::string why = std::string("interrupted by ") + base::interrupts::name(signal);
-    if (report.failure.rfind("interrupted by ", 0) != 0) {
-        report.failure = why;  // whatever the signal's child made of it is not the reason
-    }
-    return true;
-}
 
 void note(Journal& journal, RecordKind kind, const std::string& why) {
     try {

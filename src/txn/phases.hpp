@@ -9,18 +9,11 @@
 
 #include "manifest/manifest.hpp"
 #include "snapshot/store.hpp"
-#include "txn/apply.hpp"
+#include "txn/report.hpp"
 #include "txn/journal.hpp"
 #include "venv/probe.hpp"
 
 namespace stackup::txn::detail {
-
-// Records what stopped the run (the first reason is the one the run reports).
-void stop(ApplyReport& report, const std::string& why);
-
-// A check point: true when a SIGINT, SIGTERM or SIGHUP came (base/interrupt.hpp), and then the
-// report says so (`signal`, failure "interrupted by SIGINT"); the caller stops and undoes.
-bool interrupted(ApplyReport& report);
 
 // Appends a record, or closes the journal with a terminal one. Writes after the venv changed
 // are best effort: a failing disk must not stop the restore.

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "txn/apply.hpp"
+#include "txn/report.hpp"
 #include "txn/journal.hpp"
 
 namespace stackup::txn {

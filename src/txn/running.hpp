@@ -10,7 +10,7 @@
 
 #include "base/error.hpp"
 
-#include "txn/apply.hpp"
+#include "txn/report.hpp"
 #include "venv/processes.hpp"
 
 namespace stackup::txn {

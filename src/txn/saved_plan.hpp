@@ -7,7 +7,7 @@
 
 #include "manifest/manifest.hpp"
 #include "plan/plan_file.hpp"
-#include "txn/apply.hpp"
+#include "txn/report.hpp"
 #include "txn/preflight.hpp"
 #include "txn/state_dir.hpp"
 #include "venv/probe.hpp"

@@ -8,7 +8,7 @@
 
 #include "manifest/manifest.hpp"
 #include "snapshot/store.hpp"
-#include "txn/apply.hpp"
+#include "txn/report.hpp"
 #include "txn/journal.hpp"
 
 namespace stackup::txn {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "snapshot/store.hpp"
-#include "txn/apply.hpp"
+#include "txn/report.hpp"
 #include "txn/journal.hpp"
 #include "txn/running.hpp"
 #include "venv/processes.hpp"

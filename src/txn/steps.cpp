@@ -1,4 +1,3 @@
-#include "txn/phases.hpp"
 #include "txn/steps.hpp"
 
 #include <algorithm>
@@ -110,21 +109,6 @@ std::vector<std::string> unchanged_failing_packages(const manifest::Step& step, 
 }
 
 }  // namespace
-
-Outcome outcome_of(const std::vector<StepReport>& steps) {
-    for (const auto& s : steps) {
-        if (s.status == StepStatus::interrupted) {
-            return Outcome::interrupted;
-        }
-        if (s.status == StepStatus::installer_failed || s.status == StepStatus::installer_no_op) {
-            return Outcome::installer_failed;
-        }
-        if (s.status == StepStatus::verification_failed) {
-            return Outcome::verification_failed;
-        }
-    }
-    return Outcome::applied;
-}
 
 // Returns false when the step failed; the report says how.
 bool StepRunner::step(std::size_t i, venv::Facts& facts, ApplyReport& report) {

@@ -11,7 +11,7 @@
 #include "installer/command.hpp"
 #include "installer/runner.hpp"
 #include "manifest/manifest.hpp"
-#include "txn/apply.hpp"
+#include "txn/report.hpp"
 #include "venv/driver.hpp"
 #include "venv/probe.hpp"
 #include "verify/requires.hpp"
@@ -21,9 +21,6 @@ namespace stackup::txn {
 // Every dist whose version changed between `before` and `after` (the step's own packages
 // included when `step` is given, even when they did not).
 std::vector<PackageRow> package_rows(const manifest::Step* step, const venv::Facts& before, const venv::Facts& after);
-
-// The run's outcome from its steps: the first failed step decides.
-Outcome outcome_of(const std::vector<StepReport>& steps);
 
 // What the steps run, behind one seam: uv and the venv's python. The real ones start
 // processes; test_steps.cpp passes its own to drive every outcome of a step without uv.

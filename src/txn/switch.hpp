@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "txn/apply.hpp"
+#include "txn/report.hpp"
 
 namespace stackup::txn {
 

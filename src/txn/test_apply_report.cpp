@@ -1,7 +1,7 @@
 // What a run's steps broke and a later step repaired (txn::repaired_between_steps).
 #include <doctest/doctest.h>
 
-#include "txn/apply.hpp"
+#include "txn/report.hpp"
 
 namespace stackup::txn {
 namespace {

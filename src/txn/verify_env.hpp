@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "manifest/manifest.hpp"
-#include "txn/apply.hpp"
+#include "txn/report.hpp"
 #include "verify/binaries.hpp"
 #include "verify/requires.hpp"
 
