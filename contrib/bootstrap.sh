@@ -15,6 +15,7 @@ debian_packages=(
   zsh groff-base    # tests/check_completion.py drives the zsh completion and renders the man page
   python3-jsonschema python3-yaml   # tests/check_schema.py validates manifests with Debian's python3
   python3-packaging   # tests/differential/ checks PEP 440 against pypa/packaging, the reference
+  python3-pyflakes    # tests/check_probe_lint.py (CTest probe_lint) lints src/venv/probe.py
 )
 # Installed without their Recommends: ansible-core's pulls in the whole `ansible` collection set
 # (~250 MB) that tests/integration/test_ansible.py does not use.

@@ -1,13 +1,12 @@
-// The Python side of the venv probe, run as `python -I -B -c SCRIPT REQUEST OUT` (-B: judging a
-// venv must not write .pyc files into it), or without -B where the venv is being built (probe.hpp's
-// Bytecode); then REQUEST's "bytecode_names" {from, to} makes each .pyc it writes name `to`, the
-// path the venv will have, while the code it runs names where it is.
-// It must work on any CPython >= 3.8 with the stdlib only, print nothing that
-// matters (imports may print; stdout is sent to stderr while they run) and
-// write one JSON document to OUT.
-namespace stackup::venv {
-
-extern const char* const kProbeScript = R"PY(
+# The Python side of the venv probe, run as `python -I -B -c SCRIPT REQUEST OUT` (-B: judging a
+# venv must not write .pyc files into it), or without -B where the venv is being built (probe.hpp's
+# Bytecode); then REQUEST's "bytecode_names" {from, to} makes each .pyc it writes name `to`, the
+# path the venv will have, while the code it runs names where it is.
+# It must work on any CPython >= 3.8 with the stdlib only, print nothing that
+# matters (imports may print; stdout is sent to stderr while they run) and
+# write one JSON document to OUT.
+# Built into stackup as venv::kProbeScript (cmake/embed_text.cmake: ASCII, no NUL, under 128 KiB,
+# being one argv string); tests/probe.cmake compiles, lints (pyflakes) and runs it directly.
 import contextlib, importlib, json, os, platform, posixpath, re, sys, sysconfig
 # Not importlib.metadata (37 ms to import, a third of a small verify) where the venv's own
 # dist-info folders answer: InstalledDist below; csv, hashlib and base64 where they are used.
@@ -402,6 +401,3 @@ def main():
         json.dump(facts, out)
 
 main()
-)PY";
-
-}  // namespace stackup::venv
