@@ -18,7 +18,7 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 cmake --build "$build"
 
-selected='^(unit|fuzz\.replay|differential\.pep440|integration\.(apply_upgrade|uv_noop_trap|plan_network|page_cache|saved_plan|rollback_command|generation_switch|journal_killed_apply|verify_mixed))$'
+selected='^(unit|unit\..*|fuzz\.replay|differential\.pep440|integration\.(apply_upgrade|uv_noop_trap|plan_network|page_cache|saved_plan|rollback_command|generation_switch|journal_killed_apply|verify_mixed))$'
 cd "$build"
 if [ $# -gt 0 ]; then
   exec ctest --output-on-failure -j2 "$@"

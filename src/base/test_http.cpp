@@ -15,6 +15,7 @@
 
 #include "base/http.hpp"
 #include "base/process.hpp"
+#include "skip.hpp"
 #include "temp_dir.hpp"
 
 extern char** environ;
@@ -139,11 +140,12 @@ void make_tree(const TempDir& tmp) {
     }
 }
 
-// nullptr (loudly) when python3 is missing; a started server otherwise, or the test fails.
+// A started server, or the test fails; nullptr when python3 is missing, the test case then skipped
+// (exit 125): each case that calls it is tagged conditional.
 std::unique_ptr<IndexServerProcess> start_server(const TempDir& tmp,
                                                  const std::string& rules_json = R"({"rules": []})") {
     if (stackup::base::find_program("python3", stackup::base::current_environment()).empty()) {
-        WARN_MESSAGE(false, "SKIPPED: python3 is not on PATH; the HTTP client tests did not run");
+        stackup::testing::skip("python3 is not on PATH to run tests/support/index_server.py");
         return nullptr;
     }
     make_tree(tmp);
@@ -163,7 +165,7 @@ HttpOptions quick_options() {
 }  // namespace
 
 TEST_SUITE("base") {
-    TEST_CASE("a 200 page comes with its body, content type and final URL") {
+    TEST_CASE("a 200 page comes with its body, content type and final URL" * doctest::test_suite("conditional")) {
         TempDir tmp;
         auto server = start_server(tmp);
         if (!server) {
@@ -188,7 +190,8 @@ TEST_SUITE("base") {
         CHECK(responses[2].content_type == "application/octet-stream");
     }
 
-    TEST_CASE("a page's validators and Cache-Control come back; a conditional request gets 304") {
+    TEST_CASE("a page's validators and Cache-Control come back; a conditional request gets 304" *
+              doctest::test_suite("conditional")) {
         TempDir tmp;
         auto server = start_server(tmp);
         if (!server) {
@@ -210,7 +213,8 @@ TEST_SUITE("base") {
         CHECK(again[1].body == first.body);
     }
 
-    TEST_CASE("each response is handed over as it finishes, before fetch_all returns") {
+    TEST_CASE("each response is handed over as it finishes, before fetch_all returns" *
+              doctest::test_suite("conditional")) {
         TempDir tmp;
         auto server = start_server(tmp, R"({"rules": [{"prefix": "/simple/p0/", "delay_ms": 600}]})");
         if (!server) {
@@ -234,7 +238,7 @@ TEST_SUITE("base") {
         CHECK(responses[2].outcome == HttpOutcome::not_found);
     }
 
-    TEST_CASE("404 is not_found and is not retried") {
+    TEST_CASE("404 is not_found and is not retried" * doctest::test_suite("conditional")) {
         TempDir tmp;
         auto server = start_server(tmp);
         if (!server) {
@@ -248,7 +252,7 @@ TEST_SUITE("base") {
         CHECK(server->hits("/simple/nope/") == 1);
     }
 
-    TEST_CASE("two 503s then 200 is ok after 3 attempts") {
+    TEST_CASE("two 503s then 200 is ok after 3 attempts" * doctest::test_suite("conditional")) {
         TempDir tmp;
         auto server = start_server(
             tmp, R"({"rules": [{"prefix": "/simple/flaky/", "status": 503, "times": 2}]})");
@@ -263,7 +267,8 @@ TEST_SUITE("base") {
         CHECK(server->hits("/simple/flaky/") == 3);
     }
 
-    TEST_CASE("a page that always answers 500 exhausts the tries and names the status") {
+    TEST_CASE("a page that always answers 500 exhausts the tries and names the status" *
+              doctest::test_suite("conditional")) {
         TempDir tmp;
         auto server = start_server(tmp, R"({"rules": [{"prefix": "/simple/broken/", "status": 500}]})");
         if (!server) {
@@ -277,7 +282,7 @@ TEST_SUITE("base") {
         CHECK(server->hits("/simple/broken/") == 3);
     }
 
-    TEST_CASE("a hung page times out on every try and is transient_exhausted") {
+    TEST_CASE("a hung page times out on every try and is transient_exhausted" * doctest::test_suite("conditional")) {
         TempDir tmp;
         auto server = start_server(tmp, R"({"rules": [{"prefix": "/simple/hung/", "hang": true}]})");
         if (!server) {
@@ -296,7 +301,8 @@ TEST_SUITE("base") {
         CHECK(responses[1].attempts == 1);
     }
 
-    TEST_CASE("a page that trickles a byte a second is given up by the low-speed limit, then retried") {
+    TEST_CASE("a page that trickles a byte a second is given up by the low-speed limit, then retried" *
+              doctest::test_suite("conditional")) {
         TempDir tmp;
         auto server = start_server(tmp, R"({"rules": [{"prefix": "/simple/hung/", "trickle_bps": 1}]})");
         if (!server) {
@@ -313,7 +319,8 @@ TEST_SUITE("base") {
         CHECK(server->hits("/simple/hung/") == 2);
     }
 
-    TEST_CASE("a body over max_body_bytes fails at once, with or without Content-Length, and is not retried") {
+    TEST_CASE("a body over max_body_bytes fails at once, with or without Content-Length, and is not retried" *
+              doctest::test_suite("conditional")) {
         TempDir tmp;
         auto server = start_server(tmp, R"({"rules": [{"prefix": "/simple/p0/", "pad_bytes": 100000},
                                                       {"prefix": "/simple/p1/", "pad_bytes": 100000, "no_length": true}]})");
@@ -339,7 +346,7 @@ TEST_SUITE("base") {
         CHECK(responses[2].ok());  // a page under the cap is read as ever
     }
 
-    TEST_CASE("a connection reset mid-body is transient: retried, and named") {
+    TEST_CASE("a connection reset mid-body is transient: retried, and named" * doctest::test_suite("conditional")) {
         TempDir tmp;
         auto server = start_server(tmp, R"({"rules": [{"prefix": "/simple/flaky/", "reset_at": 40, "times": 1},
                                                       {"prefix": "/simple/broken/", "reset_at": 40}]})");
@@ -356,7 +363,7 @@ TEST_SUITE("base") {
         CHECK(responses[1].error.find("gave up after 3 tries") != std::string::npos);
     }
 
-    TEST_CASE("8 delayed pages all complete, answered in request order") {
+    TEST_CASE("8 delayed pages all complete, answered in request order" * doctest::test_suite("conditional")) {
         TempDir tmp;
         auto server = start_server(tmp, R"({"rules": [{"prefix": "/simple/p", "delay_ms": 400}]})");
         if (!server) {
@@ -376,7 +383,7 @@ TEST_SUITE("base") {
         }
     }
 
-    TEST_CASE("all requests are in flight at once") {
+    TEST_CASE("all requests are in flight at once" * doctest::test_suite("conditional")) {
         TempDir tmp;
         auto server = start_server(tmp, R"({"rules": [{"prefix": "/simple/p", "hang": true}]})");
         if (!server) {
@@ -411,7 +418,7 @@ TEST_SUITE("base") {
         }
     }
 
-    TEST_CASE("a cap of one in flight still fetches everything") {
+    TEST_CASE("a cap of one in flight still fetches everything" * doctest::test_suite("conditional")) {
         TempDir tmp;
         auto server = start_server(tmp);
         if (!server) {
@@ -427,7 +434,7 @@ TEST_SUITE("base") {
         CHECK(responses[2].ok());
     }
 
-    TEST_CASE("credentials in the URL never appear in an error text") {
+    TEST_CASE("credentials in the URL never appear in an error text" * doctest::test_suite("conditional")) {
         TempDir tmp;
         auto server = start_server(tmp, R"({"rules": [{"prefix": "/simple/broken/", "status": 500}]})");
         if (!server) {

@@ -8,6 +8,7 @@
 
 #include "base/error.hpp"
 #include "base/fs.hpp"
+#include "skip.hpp"
 #include "snapshot/link.hpp"
 #include "snapshot/reflink.hpp"
 #include "snapshot/store.hpp"
@@ -144,11 +145,11 @@ TEST_SUITE("snapshot") {
         CHECK(error_of([&] { (void)f.store.restore(info.id, f.venv); }).code() == ExitCode::rollback_failed);
     }
 
-    TEST_CASE("automatic picks hardlink on the venv's filesystem without reflinks and says why") {
+    TEST_CASE("automatic picks hardlink on the venv's filesystem without reflinks and says why" *
+              doctest::test_suite("conditional")) {
         LinkFixture f;
         if (probe_reflink(f.venv, f.dir.path()).supported) {
-            MESSAGE("skipped: " << f.dir.path().string()
-                                << " has reflinks, so automatic picks them (test_reflink.cpp)");
+            stackup::testing::skip(f.dir.path().string() + " has reflinks, so automatic picks them (test_reflink.cpp)");
             return;
         }
         const SnapshotInfo info = f.snap(Strategy::automatic);

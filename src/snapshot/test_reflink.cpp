@@ -10,6 +10,7 @@
 #include "base/error.hpp"
 #include "base/fs.hpp"
 #include "base/sha256.hpp"
+#include "skip.hpp"
 #include "snapshot/copy.hpp"
 #include "snapshot/reflink.hpp"
 #include "snapshot/store.hpp"
@@ -50,7 +51,7 @@ std::optional<fs::path> reflink_dir() {
 }
 
 std::string skip_reason() {
-    return std::string("skipped: no filesystem with reflinks here (") + filesystem_name(fs::temp_directory_path()) +
+    return std::string("no filesystem with reflinks here (") + filesystem_name(fs::temp_directory_path()) +
            " at " + fs::temp_directory_path().string() + "); set " + kReflinkDirVariable +
            " to a directory on btrfs or XFS (reflink=1) to run it";
 }
@@ -61,11 +62,12 @@ std::string skip_reason() {
 }  // namespace
 
 TEST_SUITE("snapshot") {
-    TEST_CASE("an explicit reflink snapshot where the filesystem has none fails clearly and leaves nothing") {
+    TEST_CASE("an explicit reflink snapshot where the filesystem has none fails clearly and leaves nothing" *
+              doctest::test_suite("conditional")) {
         stackup::testing::TempDir dir;
         build_fake_venv(dir / "venv");
         if (has_reflinks(dir.path())) {
-            MESSAGE("skipped: " << dir.path().string() << " has reflinks, so nothing fails here");
+            stackup::testing::skip(dir.path().string() + " has reflinks, so nothing fails here");
             return;
         }
         Store store(dir / "state");
@@ -81,11 +83,11 @@ TEST_SUITE("snapshot") {
         CHECK(store.list().empty());
     }
 
-    TEST_CASE("probe_reflink says no across filesystems, naming both") {
+    TEST_CASE("probe_reflink says no across filesystems, naming both" * doctest::test_suite("conditional")) {
         stackup::testing::TempDir dir;
         build_fake_venv(dir / "venv");
         if (!fs::is_directory("/dev/shm") || filesystem_name("/dev/shm") == filesystem_name(dir.path())) {
-            MESSAGE("skipped: no second filesystem at /dev/shm to clone across");
+            stackup::testing::skip("no second filesystem at /dev/shm to clone across");
             return;
         }
         const fs::path shm = stackup::base::make_temp_dir("/dev/shm", "stackup-test-");
@@ -96,11 +98,12 @@ TEST_SUITE("snapshot") {
         CHECK(fs::is_empty(shm));
     }
 
-    TEST_CASE("copy_tree with FileData::clone fails where it cannot clone; clone_or_copy copies instead") {
+    TEST_CASE("copy_tree with FileData::clone fails where it cannot clone; clone_or_copy copies instead" *
+              doctest::test_suite("conditional")) {
         stackup::testing::TempDir dir;
         build_fake_venv(dir / "venv");
         if (has_reflinks(dir.path())) {
-            MESSAGE("skipped: " << dir.path().string() << " has reflinks, so cloning works here");
+            stackup::testing::skip(dir.path().string() + " has reflinks, so cloning works here");
             return;
         }
         CopyOptions clone;
@@ -117,10 +120,11 @@ TEST_SUITE("snapshot") {
         CHECK(copied.find(kVersionPy)->inode == inode_of(dir / "copy" / kVersionPy));
     }
 
-    TEST_CASE("a reflink snapshot: its own inodes, sha256s, untouched by in-place writes, restored exactly") {
+    TEST_CASE("a reflink snapshot: its own inodes, sha256s, untouched by in-place writes, restored exactly" *
+              doctest::test_suite("conditional")) {
         const auto dir = reflink_dir();
         if (!dir) {
-            MESSAGE(skip_reason());
+            stackup::testing::skip(skip_reason());
             return;
         }
         const fs::path venv = *dir / "venv";
@@ -148,10 +152,11 @@ TEST_SUITE("snapshot") {
         CHECK(store.verify(info.id).empty());
     }
 
-    TEST_CASE("a reflink snapshot whose clone was changed is refused, naming the file") {
+    TEST_CASE("a reflink snapshot whose clone was changed is refused, naming the file" *
+              doctest::test_suite("conditional")) {
         const auto dir = reflink_dir();
         if (!dir) {
-            MESSAGE(skip_reason());
+            stackup::testing::skip(skip_reason());
             return;
         }
         const fs::path venv = *dir / "venv";

@@ -3,7 +3,8 @@ real PEP 503 index on 127.0.0.1. Nothing here may reach the internet.
 
 A test script is `harness.main(scenario)`, where scenario(t) gets a Test: exit 0 when it
 returns, 1 when an assertion fails (the temp dir is kept and named), 125 when a
-prerequisite is missing (CTest reports it as skipped).
+prerequisite is missing (CTest reports it as skipped): raise Skip for the whole scenario, or
+call skip_part for one part of it, the rest still run and judged, the exit then 125, not 0.
 """
 import json
 import os
@@ -53,6 +54,16 @@ print(json.dumps(out))
 
 class Skip(Exception):
     pass
+
+
+_skipped_parts = []
+
+
+def skip_part(reason):
+    """A part of the scenario that cannot run here: the rest goes on, and the test ends in a skip
+    (exit 125) rather than a pass, unless something fails."""
+    print(f"SKIP (part): {reason}", flush=True)
+    _skipped_parts.append(reason)
 
 
 def find_uv():
@@ -466,14 +477,20 @@ def main(scenario, needs_stackup=True):
         sys.exit(SKIP)
     except BaseException as e:  # noqa: B902 - the test's verdict, whatever went wrong
         if isinstance(e, SystemExit) and e.code == 0:
-            _finish(t, keep=False)
-            sys.exit(0)
+            _passed(t, name)
         traceback.print_exc()
         print(f"FAIL {name}: {e}", flush=True)
         _finish(t, keep=True)
         sys.exit(1)
-    print(f"PASS {name}", flush=True)
+    _passed(t, name)
+
+
+def _passed(t, name):
     _finish(t, keep=False)
+    if _skipped_parts:
+        print(f"SKIP {name}: the rest passed, but not run here: {'; '.join(_skipped_parts)}", flush=True)
+        sys.exit(SKIP)
+    print(f"PASS {name}", flush=True)
     sys.exit(0)
 
 

@@ -91,7 +91,7 @@ def nobody_doc(t, server, venv, home):
 
 def unprivileged(t, server):
     if os.geteuid() != 0 or shutil.which("setpriv") is None or not os.path.exists(SYSTEM_PYTHON):
-        print("SKIP (loudly): the unprivileged-user cases need root, setpriv and /usr/bin/python3", flush=True)
+        harness.skip_part("the unprivileged-user cases need root, setpriv and /usr/bin/python3")
         return
     home = Path(tempfile.mkdtemp(prefix="stackup-nobody-"))
     try:

@@ -95,7 +95,7 @@ def scenario(t):
                                env=harness.child_env({"STACKUP_BIN": harness.find_stackup()}))
     check(schema_check.rc in (0, 125), "the schema refuses what init wrote", schema_check)
     if schema_check.rc == 125:
-        print("NOTE: the schema check of init's manifests was skipped: " + schema_check.stdout, flush=True)
+        harness.skip_part("the schema check of init's manifests: " + schema_check.stdout.strip())
 
     check_rc(t.stackup("plan", upgrade), 0)
     t.assert_tree(venv, before, "stackup plan of the draft changed the venv")

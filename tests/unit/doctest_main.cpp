@@ -1,8 +1,13 @@
 // The unit test runner: doctest's main plus a listener that removes each
-// test's temp dirs when it passes and keeps (and names) them when it fails.
+// test's temp dirs when it passes and keeps (and names) them when it fails,
+// and tells skip() which test case is running. Exit 125 (CTest's skip) when
+// a test case skipped and none failed.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
+#include <iostream>
+
+#include "skip.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -12,10 +17,11 @@ struct TempDirListener : public doctest::IReporter {
     void report_query(const doctest::QueryData&) override {}
     void test_run_start() override {}
     void test_run_end(const doctest::TestRunStats&) override {}
-    void test_case_start(const doctest::TestCaseData&) override {}
+    void test_case_start(const doctest::TestCaseData& test) override { stackup::testing::current_test_case() = &test; }
     void test_case_reenter(const doctest::TestCaseData&) override {}
     void test_case_end(const doctest::CurrentTestCaseStats& stats) override {
         stackup::testing::finish_temp_dirs(stats.testCaseSuccess);
+        stackup::testing::current_test_case() = nullptr;
     }
     void test_case_exception(const doctest::TestCaseException&) override {}
     void subcase_start(const doctest::SubcaseSignature&) override {}
@@ -31,5 +37,14 @@ DOCTEST_REGISTER_LISTENER("temp_dirs", 1, TempDirListener);
 
 int main(int argc, char** argv) {
     doctest::Context context(argc, argv);
-    return context.run();
+    const int rc = context.run();
+    const auto& skips = stackup::testing::recorded_skips();
+    if (rc != 0 || skips.empty()) {
+        return rc;
+    }
+    std::cerr << "SKIP: " << skips.size() << " test case(s) did not run here:\n";
+    for (const auto& skip : skips) {
+        std::cerr << "  " << skip << "\n";
+    }
+    return 125;  // CTest's SKIP_RETURN_CODE
 }
