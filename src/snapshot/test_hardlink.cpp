@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <set>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -189,6 +190,40 @@ TEST_SUITE("snapshot") {
         CHECK(both.snapshots[0].id == second.id);
         CHECK(both.snapshots[1].own_bytes >= lib_bytes);
         CHECK(both.snapshots[0].own_bytes < lib_bytes);
+    }
+
+    TEST_CASE("usage's one walk counts what a brute-force walk of the store counts: each inode once") {
+        LinkFixture f;
+        const std::string lib = std::string(kSitePackages) + "/torch/lib/libtorch_cuda.so";
+        const auto first = f.snap();
+        REQUIRE(f.store.prepare(first.id) > 0);               // a ready tree: the objects linked twice
+        replace_file(f.venv / lib, "a new build");
+        const auto second = f.snap();
+        REQUIRE(f.store.prepare(second.id) > 0);
+        f.snap(Strategy::copy);                               // a copy: inodes of its own
+        fs::create_directories(f.store.snapshots_dir() / "20990101T000000Z-dead" / "tree");  // incomplete
+        stackup::base::write_file_atomic(f.store.snapshots_dir() / "20990101T000000Z-dead" / "tree" / "x", "partial");
+        // Every inode under the store once, by std::filesystem and lstat: what `du` counts.
+        std::set<std::pair<dev_t, ino_t>> seen;
+        std::uint64_t expected = 0;
+        auto add = [&](const fs::path& path) {
+            struct stat st {};
+            REQUIRE(::lstat(path.c_str(), &st) == 0);
+            if (seen.insert({st.st_dev, st.st_ino}).second) {
+                expected += static_cast<std::uint64_t>(st.st_blocks) * 512;
+            }
+        };
+        add(f.store.snapshots_dir());
+        for (const auto& e : fs::recursive_directory_iterator(f.store.snapshots_dir())) {
+            add(e.path());
+        }
+        const auto usage = f.store.usage();
+        CHECK(usage.disk_bytes == expected);
+        REQUIRE(usage.snapshots.size() == 3);
+        // The old lib is linked only by the first generation (its object and its ready tree).
+        CHECK(usage.snapshots[2].id == first.id);
+        CHECK(usage.snapshots[2].own_bytes >= fs::file_size(first.dir / "ready" / lib));
+        CHECK(usage.snapshots[1].own_bytes < fs::file_size(first.dir / "ready" / lib));
     }
 
     TEST_CASE("two hard-link snapshots of one file: counted once on disk, owned by neither alone") {
