@@ -87,6 +87,7 @@ def main():
     ap.add_argument("--files", type=int, default=20_000)
     ap.add_argument("--mb", type=int, default=800)
     ap.add_argument("--dir", default=None, help="where the venvs go (default: $TMPDIR)")
+    ap.add_argument("--keep", action="store_true", help="leave the venvs and state dirs (to profile a command)")
     ap.add_argument("--json", default=None, help="also write the medians and ratios to this file")
     args = ap.parse_args()
     stackup, uv = os.path.abspath(args.stackup), os.path.abspath(args.uv)
@@ -180,7 +181,7 @@ def main():
                 first()
                 second()
 
-        fig = {k: [] for k in ("cp_a", "cp_al", "rollback", "uv_sync", "forward", "switch", "apply", "bare",
+        fig = {k: [] for k in ("cp_a", "cp_al", "rollback", "walk", "uv_sync", "forward", "switch", "apply", "bare",
                                "clone", "verify", "import", "plan_rss", "apply_rss", "rollback_rss")}
         copy_dst, link_dst = work / "cp-a", work / "cp-al"
 
@@ -219,14 +220,22 @@ def main():
             s, _ = timed(bare_import)
             fig["import"].append(s)
 
-        for n in range(args.runs):
-            alternate(n, side_cp_a, side_cp_al)
-            shutil.rmtree(copy_dst)
-            shutil.rmtree(link_dst)
+        def side_rollback():
             run(["sync"])
             s, rss, _ = timed_rss([*su, "rollback", "--venv", live], env)
             fig["rollback"].append(s)
             fig["rollback_rss"].append(rss)
+
+        def side_walk():  # one lstat walk of the venv: the floor of rollback's integrity check
+            run(["sync"])
+            s, _ = timed(["du", "-s", live])
+            fig["walk"].append(s)
+
+        for n in range(args.runs):
+            alternate(n, side_cp_a, side_cp_al)
+            shutil.rmtree(copy_dst)
+            shutil.rmtree(link_dst)
+            alternate(n, side_rollback, side_walk)
             run(["sync"])
             s, _ = timed([*su, "rollback", "--venv", live, "--to", str(new_gen)], env)
             fig["forward"].append(s)
@@ -256,7 +265,8 @@ def main():
         entries = sum(1 for _ in live.rglob("*"))
         ratios = {
             "clone_vs_cp_a": med["clone"] / med["cp_a"], "clone_vs_cp_al": med["clone"] / med["cp_al"],
-            "rollback_vs_cp_a": med["rollback"] / med["cp_a"], "rollback_vs_uv_sync": med["rollback"] / med["uv_sync"],
+            "rollback_vs_cp_a": med["rollback"] / med["cp_a"],
+            "rollback_vs_walk": med["rollback"] / med["walk"], "rollback_vs_uv_sync": med["rollback"] / med["uv_sync"],
             "forward_vs_cp_a": med["forward"] / med["cp_a"], "switch_vs_cp_a": med["switch"] / med["cp_a"],
             "apply_vs_bare_uv": med["apply"] / med["bare"], "verify_vs_import": med["verify"] / med["import"],
         }
@@ -271,6 +281,8 @@ def main():
                                  ("switch (staged)", "switch", med["switch"])):
             print(f"  {name:26s} {value:8.3f} s   {ratios[key + '_vs_cp_a']:.4f} x cp -a   (target <= 0.02)")
         print(f"  rollback vs uv pip sync               {ratios['rollback_vs_uv_sync']:.3f} x")
+        print(f"  one lstat walk (du -s)     {med['walk']:8.3f} s   rollback {ratios['rollback_vs_walk']:.2f} x the walk "
+              f"(target <= 1.1)")
         print(f"  bare uv, 3 steps           {med['bare']:8.3f} s   (baseline)")
         print(f"  stackup apply, 3 steps     {med['apply']:8.3f} s   {ratios['apply_vs_bare_uv']:.2f} x bare uv   "
               f"(target <= 1.15); overhead {med['apply'] - med['bare']:.2f} s")
@@ -287,7 +299,10 @@ def main():
     finally:
         if server:
             server.stop()
-        shutil.rmtree(work, ignore_errors=True)
+        if args.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
