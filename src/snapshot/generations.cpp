@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <future>
 #include <system_error>
 
 #include "base/error.hpp"
@@ -80,10 +81,13 @@ std::optional<std::string> Store::exchange_blocker(const std::filesystem::path& 
 }
 
 std::vector<std::string> Store::drift(const SnapshotInfo& info, const std::filesystem::path& tree) const {
-    return diff_drift(index(info), index_tree(tree, Contents::records));
+    // The recorded index is read and checked while the tree is walked: two costs of one size.
+    auto recorded = std::async(std::launch::async, [&] { return index(info); });
+    TreeIndex now = index_tree(tree, Contents::records);
+    return diff_drift(recorded.get(), now);
 }
 
-std::optional<SnapshotInfo> Store::live(const std::filesystem::path& path) const {
+std::optional<SnapshotInfo> Store::candidate(const std::filesystem::path& path) const {
     std::error_code ec;
     const auto venv = std::filesystem::weakly_canonical(std::filesystem::absolute(path), ec);
     const auto root = lstat_of(venv);
@@ -91,19 +95,28 @@ std::optional<SnapshotInfo> Store::live(const std::filesystem::path& path) const
         return std::nullopt;
     }
     for (const auto& info : list()) {  // newest first: in place, several share one root
-        if (info.strategy != Strategy::hardlink || info.root_inode != static_cast<std::uint64_t>(root->st_ino) ||
-            info.root_device != static_cast<std::uint64_t>(root->st_dev) || info.venv != venv) {
-            continue;
+        if (info.strategy == Strategy::hardlink && info.root_inode == static_cast<std::uint64_t>(root->st_ino) &&
+            info.root_device == static_cast<std::uint64_t>(root->st_dev) && info.venv == venv) {
+            return info;
         }
-        try {
-            if (drift(info, venv).empty()) {
-                return info;
-            }
-        } catch (const std::exception&) {  // unreadable: not the venv's generation
-        }
-        return std::nullopt;
     }
     return std::nullopt;
+}
+
+bool Store::drifted(const SnapshotInfo& info, const std::filesystem::path& venv) const {
+    try {
+        return !drift(info, venv).empty();
+    } catch (const std::exception&) {  // unreadable: not the venv's generation
+        return true;
+    }
+}
+
+std::optional<SnapshotInfo> Store::live(const std::filesystem::path& venv) const {
+    auto info = candidate(venv);
+    if (info && drifted(*info, venv)) {
+        return std::nullopt;
+    }
+    return info;
 }
 
 void Store::exchange(const SnapshotInfo& holder, const std::filesystem::path& venv) const {

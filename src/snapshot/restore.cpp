@@ -23,6 +23,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <future>
 #include <thread>
 
 #include "base/error.hpp"
@@ -282,7 +283,8 @@ std::filesystem::path resolve_target(const std::filesystem::path& venv) {
 }  // namespace
 
 RestoreResult Store::restore(const std::string& id, const std::filesystem::path& venv_path,
-                             const std::string& keep_replaced_as) const {
+                             const std::string& keep_replaced_as,
+                             const std::optional<SnapshotInfo>& unless_drifted) const {
     PhaseClock clock;
     const auto info = find(id);
     if (!info) {
@@ -300,8 +302,17 @@ RestoreResult Store::restore(const std::string& id, const std::filesystem::path&
     }
     const bool venv_exists = exists_nofollow(venv);
     clock.lap("load");
+    // The two walks, of the venv (its drift) and of the target (staging it), side by side.
+    auto drifted = unless_drifted ? std::async(std::launch::async, [&] { return this->drifted(*unless_drifted, venv); })
+                                  : std::future<bool>();
     const Staged staged = info->strategy == Strategy::hardlink ? stage_ready(*info, expected, venv)
                                                                : stage_copy(*info, expected, venv);
+    if (drifted.valid() && drifted.get()) {
+        if (info->strategy != Strategy::hardlink) {
+            discard_after_failure(staged.tree);
+        }
+        throw VenvDrifted(venv.string() + " changed since generation " + unless_drifted->id + "; nothing was changed");
+    }
     clock.lap("stage");
     if (staged.unsynced) {
         sync_staged(*info, staged.tree, venv);

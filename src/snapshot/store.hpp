@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -132,6 +133,12 @@ struct StoreUsage {
     friend bool operator==(const StoreUsage&, const StoreUsage&) = default;
 };
 
+// Store::restore(..., unless_drifted): the venv is not the generation it was believed to be;
+// nothing was changed (the target's ready tree, a cache, may have been brought up to date).
+struct VenvDrifted : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 class Store {
 public:
     explicit Store(std::filesystem::path state_dir);
@@ -199,8 +206,12 @@ public:
     // With `keep_replaced_as` (the id of the generation the venv is now), the replaced tree
     // becomes that generation's ready tree as it is, so that the restore can be undone by
     // another exchange; else it becomes this snapshot's next ready tree.
+    // With `unless_drifted` (the generation the venv is believed to be, by its root: candidate()),
+    // the venv's drift from it is checked on a second thread while the target is staged, and a
+    // venv that drifted is not touched: VenvDrifted is thrown before the swap.
     [[nodiscard]] RestoreResult restore(const std::string& id, const std::filesystem::path& venv,
-                                        const std::string& keep_replaced_as = "") const;
+                                        const std::string& keep_replaced_as = "",
+                                        const std::optional<SnapshotInfo>& unless_drifted = std::nullopt) const;
 
     // Generations. Where a hard-link snapshot's tree is kept while it is not the live venv.
     [[nodiscard]] std::filesystem::path tree_of(const SnapshotInfo& info) const;
@@ -212,6 +223,10 @@ public:
     // The generation the venv is: the newest one whose root is the venv's root directory
     // and which the venv still matches (drift); nullopt when the venv changed since, or none is.
     [[nodiscard]] std::optional<SnapshotInfo> live(const std::filesystem::path& venv) const;
+    // live() without the walk: the newest generation whose root is the venv's root directory,
+    // which the venv is unless it drifted (drifted(): a walk of the venv; unreadable counts).
+    [[nodiscard]] std::optional<SnapshotInfo> candidate(const std::filesystem::path& venv) const;
+    [[nodiscard]] bool drifted(const SnapshotInfo& info, const std::filesystem::path& venv) const;
     // Exchanges the ready tree of `holder` with `venv` in one RENAME_EXCHANGE: the switch.
     // Throws std::system_error when the kernel refuses; nothing changed then.
     void exchange(const SnapshotInfo& holder, const std::filesystem::path& venv) const;

@@ -192,6 +192,38 @@ TEST_SUITE("snapshot") {
         CHECK(both.snapshots[0].own_bytes < lib_bytes);
     }
 
+    TEST_CASE("restore unless drifted: the venv's drift is judged beside the staging, and a drifted venv is not touched") {
+        LinkFixture f;
+        const std::string lib = std::string(kSitePackages) + "/torch/lib/libtorch_cuda.so";
+        const auto old = f.snap();
+        const std::string old_digest = f.digest();
+        replace_file(f.venv / lib, "a new build");
+        const auto now = f.snap();                            // the venv is this generation (its root)
+        REQUIRE(f.store.candidate(f.venv));
+        CHECK(f.store.candidate(f.venv)->id == now.id);
+        CHECK_FALSE(f.store.drifted(now, f.venv));
+        const auto r = f.store.restore(old.id, f.venv, now.id, now);  // not drifted: restored
+        CHECK(r.tree_digest == old.tree_digest);
+        CHECK(f.digest() == old_digest);
+
+        // By hand, after the restore: the venv is no longer the generation its root names.
+        const auto believed = f.store.candidate(f.venv);
+        REQUIRE(believed);
+        CHECK(believed->id == old.id);
+        replace_file(f.venv / "bin" / "python3", "changed by hand");
+        CHECK(f.store.drifted(*believed, f.venv));
+        CHECK_FALSE(f.store.live(f.venv));
+        const std::string by_hand = f.digest();
+        struct stat before {};
+        REQUIRE(::lstat(f.venv.c_str(), &before) == 0);
+        CHECK_THROWS_AS((void)f.store.restore(now.id, f.venv, believed->id, believed), VenvDrifted);
+        struct stat after {};
+        REQUIRE(::lstat(f.venv.c_str(), &after) == 0);
+        CHECK(after.st_ino == before.st_ino);                  // nothing was swapped
+        CHECK(f.digest() == by_hand);                          // nor written
+        CHECK(f.store.restore(now.id, f.venv).tree_digest == now.tree_digest);  // without the condition it goes
+    }
+
     TEST_CASE("usage's one walk counts what a brute-force walk of the store counts: each inode once") {
         LinkFixture f;
         const std::string lib = std::string(kSitePackages) + "/torch/lib/libtorch_cuda.so";
