@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "base/fs.hpp"
+#include "binary/elf_parts.hpp"
 #include "binary/fatbin.hpp"
 
 namespace stackup::binary {
@@ -25,132 +26,20 @@ namespace {
 constexpr std::uint64_t max_table_entries = 1 << 16;  // program or section headers
 constexpr std::uint64_t max_dynamic_bytes = 1 << 20;
 constexpr std::uint64_t max_shstrtab_bytes = 1 << 20;
-constexpr std::uint64_t string_window = 4096;         // one read serves nearby strings
-constexpr std::uint64_t max_string_bytes = 1 << 16;   // one DT_NEEDED, DT_RPATH, ... string
 
 constexpr std::string_view fatbin_sections[] = {".nv_fatbin", "__nv_relfatbin"};
 constexpr std::string_view relocatable_fatbin = "__nv_relfatbin";  // read in ET_REL files only: elf.hpp
 
-struct Elf64 {
-    using Ehdr = Elf64_Ehdr;
-    using Phdr = Elf64_Phdr;
-    using Shdr = Elf64_Shdr;
-    using Dyn = Elf64_Dyn;
-};
-struct Elf32 {
-    using Ehdr = Elf32_Ehdr;
-    using Phdr = Elf32_Phdr;
-    using Shdr = Elf32_Shdr;
-    using Dyn = Elf32_Dyn;
-};
-
-// The fields used, whatever the class and byte order.
-struct Header {
-    std::uint32_t type = 0;  // e_type
-    std::uint64_t phoff = 0, shoff = 0;
-    std::uint64_t phnum = 0, shnum = 0, shstrndx = 0;
-    std::uint64_t phentsize = 0, shentsize = 0;
-};
-struct Segment {
-    std::uint32_t type = 0;
-    std::uint64_t offset = 0, vaddr = 0, filesz = 0;
-};
-struct Section {
-    std::uint32_t name = 0, type = 0, link = 0, info = 0;
-    std::uint64_t offset = 0, size = 0;
-};
-
-std::string hex(std::uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-    return text;
-}
-
-// An integer field of the file, byte-swapped when the file's byte order is not the host's.
-template <typename T>
-T host(T value, bool swap) {
-    using U = std::make_unsigned_t<T>;
-    auto u = static_cast<U>(value);
-    if (swap) {
-        if constexpr (sizeof(U) == 2) {
-            u = __builtin_bswap16(u);
-        } else if constexpr (sizeof(U) == 4) {
-            u = __builtin_bswap32(u);
-        } else if constexpr (sizeof(U) == 8) {
-            u = __builtin_bswap64(u);
-        }
-    }
-    return static_cast<T>(u);
-}
-
-// The structure S at `at` of bytes already read (the caller read enough).
-template <typename S>
-S record(const std::vector<unsigned char>& bytes, std::size_t at) {
-    S out;
-    std::memcpy(&out, bytes.data() + at, sizeof out);
-    return out;
-}
-
-// Strings of one string table, each read through a window so that nearby ones share a read.
-class StringTable {
-public:
-    StringTable(Source& source, std::uint64_t offset, std::uint64_t size, const char* what)
-        : source_(source), offset_(offset), size_(size), what_(what) {}
-
-    std::string at(std::uint64_t index) {
-        if (index >= size_) {
-            throw Damaged(std::string(what_) + ": string " + std::to_string(index) + " past its end (" +
-                          std::to_string(size_) + " bytes)");
-        }
-        if (auto found = from_window(index)) {
-            return *found;
-        }
-        for (auto length : {string_window, max_string_bytes}) {
-            length = std::min(length, size_ - index);
-            window_ = source_.read(offset_ + index, length, what_);
-            window_start_ = index;
-            if (auto found = from_window(index)) {
-                return *found;
-            }
-            if (length == size_ - index) {
-                break;
-            }
-        }
-        throw Damaged(std::string(what_) + ": string " + std::to_string(index) + " is not terminated");
-    }
-
-private:
-    std::optional<std::string> from_window(std::uint64_t index) const {
-        if (window_.empty() || index < window_start_ || index - window_start_ >= window_.size()) {
-            return std::nullopt;
-        }
-        auto begin = window_.begin() + static_cast<std::ptrdiff_t>(index - window_start_);
-        auto nul = std::find(begin, window_.end(), 0);
-        if (nul == window_.end()) {
-            return std::nullopt;
-        }
-        return std::string(begin, nul);
-    }
-
-    Source& source_;
-    std::uint64_t offset_, size_;
-    const char* what_;
-    std::vector<unsigned char> window_;
-    std::uint64_t window_start_ = 0;
-};
-
-std::vector<std::string> split_path_list(const std::string& text) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        auto colon = std::min(text.find(':', start), text.size());
-        if (colon > start) {
-            out.push_back(text.substr(start, colon - start));
-        }
-        start = colon + 1;
-    }
-    return out;
-}
+using detail::Elf32;
+using detail::Elf64;
+using detail::Header;
+using detail::Section;
+using detail::Segment;
+using detail::StringTable;
+using detail::hex;
+using detail::host;
+using detail::record;
+using detail::split_path_list;
 
 // Reads one ELF file of class C (Elf64, Elf32) in either byte order.
 template <typename C>

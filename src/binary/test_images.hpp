@@ -111,44 +111,83 @@ T in_order(T value, bool big) {
     return out;
 }
 
+// Appends `size` bytes (zeros when `data` is null) at the image's next 8-byte boundary; returns where.
+inline std::size_t append_aligned(ElfImage& image, const void* data, std::size_t size) {
+    while (image.bytes.size() % 8 != 0) {
+        image.bytes.push_back(0);
+    }
+    auto at = image.bytes.size();
+    image.bytes.resize(at + size);
+    if (data != nullptr && size > 0) {
+        std::memcpy(image.bytes.data() + at, data, size);
+    }
+    return at;
+}
+
+// At image.phoff: a PT_LOAD of the whole image and the PT_DYNAMIC of its dynamic section.
+template <typename C>
+void write_program_headers(ElfImage& image, std::size_t dynamic_size, bool big) {
+    typename C::Phdr load{}, dynamic{};
+    load.p_type = in_order<decltype(load.p_type)>(PT_LOAD, big);
+    load.p_vaddr = in_order<decltype(load.p_vaddr)>(static_cast<decltype(load.p_vaddr)>(image.base), big);
+    load.p_filesz = in_order<decltype(load.p_filesz)>(static_cast<decltype(load.p_filesz)>(image.bytes.size()), big);
+    dynamic.p_type = in_order<decltype(dynamic.p_type)>(PT_DYNAMIC, big);
+    dynamic.p_offset = in_order<decltype(dynamic.p_offset)>(static_cast<decltype(dynamic.p_offset)>(image.dynamic), big);
+    dynamic.p_vaddr = in_order<decltype(dynamic.p_vaddr)>(static_cast<decltype(dynamic.p_vaddr)>(image.base + image.dynamic), big);
+    dynamic.p_filesz = in_order<decltype(dynamic.p_filesz)>(static_cast<decltype(dynamic.p_filesz)>(dynamic_size), big);
+    std::memcpy(image.bytes.data() + image.phoff, &load, sizeof load);
+    std::memcpy(image.bytes.data() + image.phoff + sizeof load, &dynamic, sizeof dynamic);
+}
+
+// At offset 0: the ELF header of class C in the byte order asked, naming both tables.
+template <typename C>
+void write_elf_header(ElfImage& image, std::size_t shnum, bool big) {
+    typename C::Ehdr e{};
+    std::memcpy(e.e_ident, ELFMAG, SELFMAG);
+    e.e_ident[EI_CLASS] = C::elf_class;
+    e.e_ident[EI_DATA] = big ? ELFDATA2MSB : ELFDATA2LSB;
+    e.e_ident[EI_VERSION] = EV_CURRENT;
+    e.e_type = in_order<decltype(e.e_type)>(ET_DYN, big);
+    e.e_version = in_order<decltype(e.e_version)>(EV_CURRENT, big);
+    e.e_phoff = in_order<decltype(e.e_phoff)>(static_cast<decltype(e.e_phoff)>(image.phoff), big);
+    e.e_shoff = in_order<decltype(e.e_shoff)>(static_cast<decltype(e.e_shoff)>(image.shoff), big);
+    e.e_ehsize = in_order<decltype(e.e_ehsize)>(sizeof(typename C::Ehdr), big);
+    e.e_phentsize = in_order<decltype(e.e_phentsize)>(sizeof(typename C::Phdr), big);
+    e.e_phnum = in_order<decltype(e.e_phnum)>(2, big);
+    e.e_shentsize = in_order<decltype(e.e_shentsize)>(sizeof(typename C::Shdr), big);
+    e.e_shnum = in_order<decltype(e.e_shnum)>(static_cast<decltype(e.e_shnum)>(shnum), big);
+    e.e_shstrndx = in_order<decltype(e.e_shstrndx)>(static_cast<decltype(e.e_shstrndx)>(shnum - 1), big);
+    std::memcpy(image.bytes.data(), &e, sizeof e);
+}
+
+// One dynamic entry: `tag` and its value (a string's offset in .dynstr, an address, a size).
+template <typename C>
+typename C::Dyn dyn_entry(std::int64_t tag, std::uint64_t value, bool big) {
+    typename C::Dyn d{};
+    d.d_tag = in_order<decltype(d.d_tag)>(static_cast<decltype(d.d_tag)>(tag), big);
+    d.d_un.d_val = in_order<decltype(d.d_un.d_val)>(static_cast<decltype(d.d_un.d_val)>(value), big);
+    return d;
+}
+
 template <typename C>
 ElfImage make_elf(const ElfSpec& spec) {
     const bool big = spec.big_endian;
     ElfImage image;
-    auto append = [&](const void* data, std::size_t size) {
-        while (image.bytes.size() % 8 != 0) {
-            image.bytes.push_back(0);
-        }
-        auto at = image.bytes.size();
-        image.bytes.resize(at + size);
-        if (data != nullptr && size > 0) {
-            std::memcpy(image.bytes.data() + at, data, size);
-        }
-        return at;
-    };
+    auto append = [&](const void* data, std::size_t size) { return append_aligned(image, data, size); };
     image.bytes.resize(sizeof(typename C::Ehdr));
 
     std::string dynstr(1, '\0');
     std::vector<typename C::Dyn> dyns;
     for (const auto& [tag, text] : spec.dynamic) {
-        typename C::Dyn d{};
-        d.d_tag = in_order<decltype(d.d_tag)>(static_cast<decltype(d.d_tag)>(tag), big);
-        d.d_un.d_val = in_order<decltype(d.d_un.d_val)>(static_cast<decltype(d.d_un.d_val)>(dynstr.size()), big);
-        dyns.push_back(d);
+        dyns.push_back(dyn_entry<C>(tag, dynstr.size(), big));
         dynstr += text;
         dynstr += '\0';
     }
     image.phoff = append(nullptr, 2 * sizeof(typename C::Phdr));
     image.dynstr = append(dynstr.data(), dynstr.size());
-    auto dyn_entry = [&](std::int64_t tag, std::uint64_t value) {
-        typename C::Dyn d{};
-        d.d_tag = in_order<decltype(d.d_tag)>(static_cast<decltype(d.d_tag)>(tag), big);
-        d.d_un.d_val = in_order<decltype(d.d_un.d_val)>(static_cast<decltype(d.d_un.d_val)>(value), big);
-        return d;
-    };
-    dyns.push_back(dyn_entry(DT_STRTAB, image.base + image.dynstr));
-    dyns.push_back(dyn_entry(DT_STRSZ, dynstr.size()));
-    dyns.push_back(dyn_entry(DT_NULL, 0));
+    dyns.push_back(dyn_entry<C>(DT_STRTAB, image.base + image.dynstr, big));
+    dyns.push_back(dyn_entry<C>(DT_STRSZ, dynstr.size(), big));
+    dyns.push_back(dyn_entry<C>(DT_NULL, 0, big));
     image.dynamic = append(dyns.data(), dyns.size() * sizeof(typename C::Dyn));
     auto dynamic_size = dyns.size() * sizeof(typename C::Dyn);
 
@@ -179,33 +218,8 @@ ElfImage make_elf(const ElfSpec& spec) {
     section(shstrtab_name, SHT_STRTAB, shstrtab_at, shstrtab.size());
     image.shoff = append(shdrs.data(), shdrs.size() * sizeof(typename C::Shdr));
 
-    typename C::Phdr load{}, dynamic{};
-    load.p_type = in_order<decltype(load.p_type)>(PT_LOAD, big);
-    load.p_vaddr = in_order<decltype(load.p_vaddr)>(static_cast<decltype(load.p_vaddr)>(image.base), big);
-    load.p_filesz = in_order<decltype(load.p_filesz)>(static_cast<decltype(load.p_filesz)>(image.bytes.size()), big);
-    dynamic.p_type = in_order<decltype(dynamic.p_type)>(PT_DYNAMIC, big);
-    dynamic.p_offset = in_order<decltype(dynamic.p_offset)>(static_cast<decltype(dynamic.p_offset)>(image.dynamic), big);
-    dynamic.p_vaddr = in_order<decltype(dynamic.p_vaddr)>(static_cast<decltype(dynamic.p_vaddr)>(image.base + image.dynamic), big);
-    dynamic.p_filesz = in_order<decltype(dynamic.p_filesz)>(static_cast<decltype(dynamic.p_filesz)>(dynamic_size), big);
-    std::memcpy(image.bytes.data() + image.phoff, &load, sizeof load);
-    std::memcpy(image.bytes.data() + image.phoff + sizeof load, &dynamic, sizeof dynamic);
-
-    typename C::Ehdr e{};
-    std::memcpy(e.e_ident, ELFMAG, SELFMAG);
-    e.e_ident[EI_CLASS] = C::elf_class;
-    e.e_ident[EI_DATA] = big ? ELFDATA2MSB : ELFDATA2LSB;
-    e.e_ident[EI_VERSION] = EV_CURRENT;
-    e.e_type = in_order<decltype(e.e_type)>(ET_DYN, big);
-    e.e_version = in_order<decltype(e.e_version)>(EV_CURRENT, big);
-    e.e_phoff = in_order<decltype(e.e_phoff)>(static_cast<decltype(e.e_phoff)>(image.phoff), big);
-    e.e_shoff = in_order<decltype(e.e_shoff)>(static_cast<decltype(e.e_shoff)>(image.shoff), big);
-    e.e_ehsize = in_order<decltype(e.e_ehsize)>(sizeof(typename C::Ehdr), big);
-    e.e_phentsize = in_order<decltype(e.e_phentsize)>(sizeof(typename C::Phdr), big);
-    e.e_phnum = in_order<decltype(e.e_phnum)>(2, big);
-    e.e_shentsize = in_order<decltype(e.e_shentsize)>(sizeof(typename C::Shdr), big);
-    e.e_shnum = in_order<decltype(e.e_shnum)>(static_cast<decltype(e.e_shnum)>(shdrs.size()), big);
-    e.e_shstrndx = in_order<decltype(e.e_shstrndx)>(static_cast<decltype(e.e_shstrndx)>(shdrs.size() - 1), big);
-    std::memcpy(image.bytes.data(), &e, sizeof e);
+    write_program_headers<C>(image, dynamic_size, big);
+    write_elf_header<C>(image, shdrs.size(), big);
     return image;
 }
 

@@ -135,74 +135,76 @@ void print_changes(std::ostream& out, const txn::ApplyReport& r, const Paint& pa
     }
 }
 
-int print_outcome(const txn::ApplyReport& r, const txn::Options& o, const CommonOptions& common) {
+// An applied run: what it verified, where the new generation is (staged, switched or in place), how to undo it.
+int print_applied(const txn::ApplyReport& r, const txn::Options& o, const Paint& paint) {
     std::ostream& out = std::cout;
-    const Paint& paint = common.paint;
-    if (r.outcome == txn::Outcome::applied) {
-        std::size_t checks = 0;
-        for (const auto& s : r.steps) {
-            checks += s.checks.size();
-        }
-        print_changes(out, r, paint);
-        out << "verified: " << checks << " check(s) after the steps, " << r.checks.size()
-            << " manifest check(s); every expectation holds after every step.\n";
-        for (const auto& repaired : txn::repaired_between_steps(r)) {
-            out << "between steps: " << txn::describe(repaired) << "\n";
-        }
-        for (const auto& line : r.recovered) {
-            out << "note: " << line << "\n";
-        }
-        if (r.staged && r.blocked) {
-            out << paint("staged", Color::green) << ": generation " << r.generation << " (" << r.generation_id
-                << ") is built and verified beside " << o.venv.string() << ", which was not changed.\n";
-            std::cerr << "stackup: " << paint("not switched", Color::yellow) << ": "
-                      << txn::describe_running({r.running, 0, r.running_unreadable, 0}, o, txn::command_for("switch", o.venv, o.state_dir)) << "\n";
-            return static_cast<int>(r.exit_code());
-        }
-        if (r.staged) {
-            out << paint("staged", Color::green) << ": generation " << r.generation << " (" << r.generation_id
-                << ") is built and verified beside " << o.venv.string() << ", which was not changed.\n"
-                << "to switch it in: " << txn::command_for("switch", o.venv, o.state_dir) << "\n";
-            return 0;
-        }
-        if (r.mode == txn::Mode::blue_green) {
-            out << "switched: " << o.venv.string() << " is generation " << r.generation << " (" << r.generation_id
-                << "), built and verified beside it and exchanged in one rename";
-            if (!r.relocated.empty()) {
-                out << "; " << r.relocated.size() << " file(s) that named the build path now name the venv";
-            }
-            out << ".\n";
-        } else {
-            out << "in place (" << r.mode_reason << "): the steps ran in the venv itself.\n";
-        }
-        out << "previous generation: " << r.snapshot_id << " (" << r.snapshot_path.string() << ")\n";
-        if (!r.snapshot_damage.empty()) {
-            out << paint("warning", Color::yellow) << ": that snapshot was changed in place during the run ("
-                << r.snapshot_damage.front() << "): it cannot restore; take a fresh one\n";
-        }
-        out << "to undo: " << txn::command_for("rollback", o.venv, o.state_dir) << "\n";
-        print_needs_restart(std::cerr, r.running, paint);
-        if (r.signal != 0) {
-            std::cerr << "stackup: interrupted by " << base::interrupts::name(r.signal) << " after "
-                      << (r.mode == txn::Mode::blue_green ? "the switch" : "the last step verified")
-                      << ": the upgrade is live in " << o.venv.string() << " and recorded; to undo it: "
-                      << txn::command_for("rollback", o.venv, o.state_dir) << "\n";
-        }
+    std::size_t checks = 0;
+    for (const auto& s : r.steps) {
+        checks += s.checks.size();
+    }
+    print_changes(out, r, paint);
+    out << "verified: " << checks << " check(s) after the steps, " << r.checks.size()
+        << " manifest check(s); every expectation holds after every step.\n";
+    for (const auto& repaired : txn::repaired_between_steps(r)) {
+        out << "between steps: " << txn::describe(repaired) << "\n";
+    }
+    for (const auto& line : r.recovered) {
+        out << "note: " << line << "\n";
+    }
+    if (r.staged && r.blocked) {
+        out << paint("staged", Color::green) << ": generation " << r.generation << " (" << r.generation_id
+            << ") is built and verified beside " << o.venv.string() << ", which was not changed.\n";
+        std::cerr << "stackup: " << paint("not switched", Color::yellow) << ": "
+                  << txn::describe_running({r.running, 0, r.running_unreadable, 0}, o, txn::command_for("switch", o.venv, o.state_dir)) << "\n";
         return static_cast<int>(r.exit_code());
     }
-    if (r.outcome == txn::Outcome::interrupted) {
-        std::cerr << "stackup: " << r.failure << "; "
-                  << (r.mode == txn::Mode::blue_green && r.live_drift.empty()
-                          ? paint("nothing was changed in " + o.venv.string(), Color::green) +
-                                " (the next generation beside it is discarded)"
-                      : r.rolled_back ? paint("the venv " + o.venv.string() + " was restored", Color::green) +
-                                            " to snapshot " + r.snapshot_id + ", exactly as it was"
-                                      : std::string("see below"))
-                  << "\n";
-        if (r.rolled_back || (r.mode == txn::Mode::blue_green && r.live_drift.empty())) {
-            return static_cast<int>(r.exit_code());
-        }
+    if (r.staged) {
+        out << paint("staged", Color::green) << ": generation " << r.generation << " (" << r.generation_id
+            << ") is built and verified beside " << o.venv.string() << ", which was not changed.\n"
+            << "to switch it in: " << txn::command_for("switch", o.venv, o.state_dir) << "\n";
+        return 0;
     }
+    if (r.mode == txn::Mode::blue_green) {
+        out << "switched: " << o.venv.string() << " is generation " << r.generation << " (" << r.generation_id
+            << "), built and verified beside it and exchanged in one rename";
+        if (!r.relocated.empty()) {
+            out << "; " << r.relocated.size() << " file(s) that named the build path now name the venv";
+        }
+        out << ".\n";
+    } else {
+        out << "in place (" << r.mode_reason << "): the steps ran in the venv itself.\n";
+    }
+    out << "previous generation: " << r.snapshot_id << " (" << r.snapshot_path.string() << ")\n";
+    if (!r.snapshot_damage.empty()) {
+        out << paint("warning", Color::yellow) << ": that snapshot was changed in place during the run ("
+            << r.snapshot_damage.front() << "): it cannot restore; take a fresh one\n";
+    }
+    out << "to undo: " << txn::command_for("rollback", o.venv, o.state_dir) << "\n";
+    print_needs_restart(std::cerr, r.running, paint);
+    if (r.signal != 0) {
+        std::cerr << "stackup: interrupted by " << base::interrupts::name(r.signal) << " after "
+                  << (r.mode == txn::Mode::blue_green ? "the switch" : "the last step verified")
+                  << ": the upgrade is live in " << o.venv.string() << " and recorded; to undo it: "
+                  << txn::command_for("rollback", o.venv, o.state_dir) << "\n";
+    }
+    return static_cast<int>(r.exit_code());
+}
+
+// An interrupted run; true when nothing is left to say (the venv is as it was).
+bool print_interrupted(const txn::ApplyReport& r, const txn::Options& o, const Paint& paint) {
+    std::cerr << "stackup: " << r.failure << "; "
+              << (r.mode == txn::Mode::blue_green && r.live_drift.empty()
+                      ? paint("nothing was changed in " + o.venv.string(), Color::green) +
+                            " (the next generation beside it is discarded)"
+                  : r.rolled_back ? paint("the venv " + o.venv.string() + " was restored", Color::green) +
+                                        " to snapshot " + r.snapshot_id + ", exactly as it was"
+                                  : std::string("see below"))
+              << "\n";
+    return r.rolled_back || (r.mode == txn::Mode::blue_green && r.live_drift.empty());
+}
+
+// A failed run: why, each mismatch, and what became of the venv (untouched, rolled back, or not).
+void print_failure(const txn::ApplyReport& r, const txn::Options& o, const Paint& paint) {
     std::cerr << "stackup: " << paint("FAILED", Color::red) << ": " << r.failure << "\n";
     for (const auto& m : r.mismatches) {
         std::cerr << "  " << verify::describe(m) << "\n";
@@ -227,6 +229,17 @@ int print_outcome(const txn::ApplyReport& r, const txn::Options& o, const Common
         std::cerr << paint("rolled back", Color::green) << " to snapshot " << r.snapshot_id
                   << ": the venv is exactly as it was before the run (tree re-checked).\n";
     }
+}
+
+int print_outcome(const txn::ApplyReport& r, const txn::Options& o, const CommonOptions& common) {
+    const Paint& paint = common.paint;
+    if (r.outcome == txn::Outcome::applied) {
+        return print_applied(r, o, paint);
+    }
+    if (r.outcome == txn::Outcome::interrupted && print_interrupted(r, o, paint)) {
+        return static_cast<int>(r.exit_code());
+    }
+    print_failure(r, o, paint);
     return static_cast<int>(r.exit_code());
 }
 

@@ -96,7 +96,10 @@ Color color_of_change(const std::string& change) {
     return change == "new" ? Color::cyan : Color::dim;
 }
 
-std::string render_plan(const plan::Plan& plan, const Paint& paint) {
+namespace {
+
+// The plan's table: a header row, then one row per removal and per package of each step.
+std::vector<std::vector<std::string>> plan_rows(const plan::Plan& plan) {
     std::vector<std::vector<std::string>> rows{{"step", "package", "now", "", "planned", "change", "file"}};
     for (const auto& step : plan.steps) {
         for (const auto& r : step.removals) {
@@ -110,6 +113,13 @@ std::string render_plan(const plan::Plan& plan, const Paint& paint) {
             rows.push_back({step.name, p.name, p.installed.empty() ? "-" : p.installed, "->", planned, p.change(), file});
         }
     }
+    return rows;
+}
+
+}  // namespace
+
+std::string render_plan(const plan::Plan& plan, const Paint& paint) {
+    const auto rows = plan_rows(plan);
     std::vector<std::size_t> widths(rows.front().size(), 0);
     for (const auto& row : rows) {
         for (std::size_t i = 0; i < row.size(); ++i) {

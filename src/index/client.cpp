@@ -48,70 +48,86 @@ std::string project_url(const std::string& root, const std::string& project) {
     return url + project + "/";
 }
 
-std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, const base::HttpOptions& options,
-                                     const PageCache& cache, const PageDone& on_page) {
-    auto done = [&](ProjectPage& page) {
-        if (on_page && page.outcome == base::HttpOutcome::ok) {
-            on_page(page);
+namespace {
+
+// One call of fetch_pages: each request's page, its stored copy, and what goes to the network.
+class PageFetch {
+public:
+    PageFetch(const std::vector<PageRequest>& requests, const PageCache& cache, const PageDone& on_page)
+        : requests_(requests), cache_(cache), on_page_(on_page) {}
+
+    std::vector<ProjectPage> run(const base::HttpOptions& options) {
+        const std::time_t now = std::time(nullptr);
+        for (std::size_t i = 0; i < requests_.size(); ++i) {
+            prepare(i, now);
         }
-    };
-    std::vector<ProjectPage> pages;
-    std::vector<std::string> urls;
-    std::vector<std::optional<StoredPage>> stored;
-    std::vector<base::HttpRequest> http;
-    std::vector<std::size_t> asked;  // http[k] is for pages[asked[k]]
-    const std::time_t now = std::time(nullptr);
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-        const std::string& url = urls.emplace_back(project_url(requests[i].root, requests[i].project));
-        pages.push_back(unread(requests[i]));
-        stored.push_back(cache.find(url));
-        if (stored[i] && cache.fresh(*stored[i], now)) {
-            if (auto text = cache.body(*stored[i])) {
-                pages[i].status = 200;
-                pages[i].from_cache =
-                    read_into(pages[i], *text, stored[i]->content_type, base_of(stored[i]->final_url, url));
-                if (pages[i].from_cache) {
-                    done(pages[i]);
-                    continue;
+        base::fetch_all(http_, options, [&](std::size_t k, base::HttpResponse& r) { take(asked_[k], r); });
+        if (!again_.empty()) {
+            ask_again_whole(options);
+        }
+        return std::move(pages_);
+    }
+
+private:
+    void done(ProjectPage& page) {
+        if (on_page_ && page.outcome == base::HttpOutcome::ok) {
+            on_page_(page);
+        }
+    }
+
+    // Page i from a fresh stored copy when it still reads, else asked for (with the copy's
+    // validators, when there is one).
+    void prepare(std::size_t i, std::time_t now) {
+        const std::string& url = urls_.emplace_back(project_url(requests_[i].root, requests_[i].project));
+        pages_.push_back(unread(requests_[i]));
+        stored_.push_back(cache_.find(url));
+        if (stored_[i] && cache_.fresh(*stored_[i], now)) {
+            if (auto text = cache_.body(*stored_[i])) {
+                pages_[i].status = 200;
+                pages_[i].from_cache =
+                    read_into(pages_[i], *text, stored_[i]->content_type, base_of(stored_[i]->final_url, url));
+                if (pages_[i].from_cache) {
+                    done(pages_[i]);
+                    return;
                 }
             }
             // A stored page that no longer reads: dropped, and asked for afresh (a 304 would
             // only hand the same bytes back).
-            pages[i] = unread(requests[i]);
-            cache.forget(*stored[i]);
-            stored[i].reset();
+            pages_[i] = unread(requests_[i]);
+            cache_.forget(*stored_[i]);
+            stored_[i].reset();
         }
         std::vector<std::string> headers{kAccept};
-        if (stored[i]) {
-            for (auto& h : PageCache::validators(*stored[i])) {
+        if (stored_[i]) {
+            for (auto& h : PageCache::validators(*stored_[i])) {
                 headers.push_back(std::move(h));
             }
         }
-        http.push_back({url, std::move(headers)});
-        asked.push_back(i);
+        http_.push_back({url, std::move(headers)});
+        asked_.push_back(i);
     }
-    std::vector<std::size_t> again;  // a 304 for a stored copy that no longer reads
-    auto take = [&](std::size_t i, base::HttpResponse& response) {
-        const std::string& url = urls[i];
-        ProjectPage& page = pages[i];
+
+    void take(std::size_t i, base::HttpResponse& response) {
+        const std::string& url = urls_[i];
+        ProjectPage& page = pages_[i];
         page.outcome = response.outcome;
         page.status = response.status;
         page.error = response.error;
         if (response.ok() && response.status == 304) {
-            auto text = stored[i] ? cache.body(*stored[i]) : std::nullopt;
+            auto text = stored_[i] ? cache_.body(*stored_[i]) : std::nullopt;
             if (text && (page.from_cache =
-                             read_into(page, *text, stored[i]->content_type, base_of(stored[i]->final_url, url)))) {
-                cache.revalidated(url, *stored[i], *text, response, std::time(nullptr));
+                             read_into(page, *text, stored_[i]->content_type, base_of(stored_[i]->final_url, url)))) {
+                cache_.revalidated(url, *stored_[i], *text, response, std::time(nullptr));
                 done(page);
             } else {
-                if (stored[i]) {
-                    cache.forget(*stored[i]);
+                if (stored_[i]) {
+                    cache_.forget(*stored_[i]);
                 }
-                again.push_back(i);
+                again_.push_back(i);
             }
         } else if (response.ok()) {
             if (read_into(page, response.body, response.content_type, base_of(response.final_url, url))) {
-                cache.store(url, response, std::time(nullptr));
+                cache_.store(url, response, std::time(nullptr));
                 // Read and kept: the text goes before the page's files are picked from, not
                 // when every page has come. (Not `body = std::string()`: libstdc++ moves an
                 // empty string in by copying its nothing into the buffer it keeps.)
@@ -120,24 +136,41 @@ std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, c
             }
         }
         std::string().swap(response.body);
-        stored[i].reset();
-    };
-    base::fetch_all(http, options, [&](std::size_t k, base::HttpResponse& r) { take(asked[k], r); });
-    if (!again.empty()) {
+        stored_[i].reset();
+    }
+
+    // The pages whose 304 named a stored copy that no longer reads, asked for without validators.
+    void ask_again_whole(const base::HttpOptions& options) {
         std::vector<base::HttpRequest> whole;
-        for (std::size_t i : again) {
-            base::log::debug("page cache: the copy of " + base::redact(urls[i]) + " no longer reads; asking for all of it");
-            pages[i] = unread(requests[i]);
-            whole.push_back({urls[i], {kAccept}});
+        for (std::size_t i : again_) {
+            base::log::debug("page cache: the copy of " + base::redact(urls_[i]) + " no longer reads; asking for all of it");
+            pages_[i] = unread(requests_[i]);
+            whole.push_back({urls_[i], {kAccept}});
         }
-        const auto retry = std::exchange(again, {});
+        const auto retry = std::exchange(again_, {});
         base::fetch_all(whole, options, [&](std::size_t k, base::HttpResponse& r) { take(retry[k], r); });
-        for (std::size_t i : again) {  // a 304 to an unconditional request: the index is wrong
-            pages[i].outcome = base::HttpOutcome::fatal;
-            pages[i].error = base::redact(urls[i]) + ": HTTP 304 to a request that had no validators";
+        for (std::size_t i : again_) {  // a 304 to an unconditional request: the index is wrong
+            pages_[i].outcome = base::HttpOutcome::fatal;
+            pages_[i].error = base::redact(urls_[i]) + ": HTTP 304 to a request that had no validators";
         }
     }
-    return pages;
+
+    const std::vector<PageRequest>& requests_;
+    const PageCache& cache_;
+    const PageDone& on_page_;
+    std::vector<ProjectPage> pages_;
+    std::vector<std::string> urls_;
+    std::vector<std::optional<StoredPage>> stored_;
+    std::vector<base::HttpRequest> http_;
+    std::vector<std::size_t> asked_;  // http_[k] is for pages_[asked_[k]]
+    std::vector<std::size_t> again_;  // a 304 for a stored copy that no longer reads
+};
+
+}  // namespace
+
+std::vector<ProjectPage> fetch_pages(const std::vector<PageRequest>& requests, const base::HttpOptions& options,
+                                     const PageCache& cache, const PageDone& on_page) {
+    return PageFetch(requests, cache, on_page).run(options);
 }
 
 }  // namespace stackup::index

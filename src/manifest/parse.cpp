@@ -1,6 +1,7 @@
 // YAML -> typed Manifest (schema version 1, PRODUCT.md). Each read_* function
 // owns one part of the schema; every problem is an Error at file:line:col.
-// This file reads the document, the top level and its sections; parse_steps.cpp reads 'steps'.
+// This file reads the document, the top level and its sections; parse_lists.cpp reads the top
+// level's lists and maps (checks, allow_mixed, allow_unmet, env, snapshot); parse_steps.cpp reads 'steps'.
 
 #include <algorithm>
 #include <cstdlib>
@@ -68,7 +69,11 @@ using detail::Field;
 using detail::Fields;
 using detail::Indexes;
 using detail::matches;
+using detail::read_checks;
+using detail::read_dist_names;
+using detail::read_env;
 using detail::read_index_name;
+using detail::read_snapshot_keep;
 using detail::read_specifier;
 using detail::read_steps;
 using detail::Reader;
@@ -79,8 +84,6 @@ constexpr const char* supported_version = "1";
 const std::vector<std::string> top_keys = {"version", "name", "venv", "python", "cuda", "indexes", "default_index",
                                            "steps", "checks", "allow_mixed", "allow_unmet", "env", "snapshot"};
 const std::vector<std::string> cuda_keys = {"toolkit", "home", "driver", "require_driver", "arch"};
-const std::vector<std::string> check_keys = {"name", "python"};
-const std::vector<std::string> snapshot_keys = {"keep"};
 
 // What every part of the parse needs besides the node it reads.
 struct Context {
@@ -275,62 +278,6 @@ Indexes read_indexes(const Context& ctx, const Fields& top) {
         indexes.order.push_back(entry.key);
     }
     return indexes;
-}
-
-std::vector<Check> read_checks(const Reader& reader, const Field& field) {
-    std::vector<Check> checks;
-    std::map<std::string, int> seen;  // name -> line
-    for (const YAML::Node& item : read_list(reader, field, "checks")) {
-        Fields fields(reader, item, "in check #" + std::to_string(checks.size() + 1));
-        fields.only(check_keys);
-        Check check;
-        check.where = reader.at(item);
-        const Field& name = fields.require("name");
-        check.name = read_nonempty(reader, name, "name");
-        check.python = read_nonempty(reader, fields.require("python"), "python");
-        auto [it, fresh] = seen.emplace(check.name, check.where.line);
-        if (!fresh) {
-            reader.fail(name.value, "duplicate check name '" + check.name + "' (first at line " +
-                                        std::to_string(it->second) + ")");
-        }
-        checks.push_back(std::move(check));
-    }
-    return checks;
-}
-
-// allow_mixed, allow_unmet: distribution names, normalized, each once.
-std::vector<std::string> read_dist_names(const Reader& reader, const Field& field, const std::string& key) {
-    std::vector<std::string> names;
-    for (const YAML::Node& item : read_list(reader, field, key)) {
-        std::string text = read_item(reader, item, key);
-        if (!pep::is_valid_name(text)) {
-            reader.fail(item, "'" + text + "' in '" + key + "' is not a distribution name");
-        }
-        std::string name = pep::normalize_name(text);
-        if (std::find(names.begin(), names.end(), name) == names.end()) {
-            names.push_back(name);
-        }
-    }
-    return names;
-}
-
-std::map<std::string, std::string> read_env(const Reader& reader, const Field& field) {
-    Fields fields(reader, field, "env", "in 'env'", EmptyMap::allowed);
-    std::map<std::string, std::string> env;
-    for (const Field& entry : fields.all()) {
-        if (!matches(entry.key, R"([A-Za-z_][A-Za-z0-9_]*)")) {
-            reader.fail(entry.key_node, "'" + entry.key + "' in 'env' is not an environment variable name");
-        }
-        env[entry.key] = read_string(reader, entry, entry.key);
-    }
-    return env;
-}
-
-int read_snapshot_keep(const Reader& reader, const Field& field) {
-    Fields fields(reader, field, "snapshot", "in 'snapshot'", EmptyMap::allowed);
-    fields.only(snapshot_keys);
-    const Field* keep = fields.find("keep");
-    return keep ? read_positive_int(reader, *keep, "keep") : Manifest{}.snapshot_keep;
 }
 
 // The optional parts of the top level, each read only when present.

@@ -88,6 +88,16 @@ TEST_SUITE("manifest") {
                                  {"sglang", "https://docs.sglang.ai/whl/cu130"},
                                  {"pypi", "https://mirror.example/simple"}});
         CHECK(man.default_index == "pypi");
+        REQUIRE(man.checks.size() == 1);
+        CHECK(man.checks[0].name == "torch reports CUDA 13.0");
+        CHECK(man.checks[0].python == "import torch; assert torch.version.cuda == '13.0', torch.version.cuda");
+        CHECK(man.allow_mixed.empty());
+        CHECK(man.env.empty());
+        CHECK(man.snapshot_keep == 3);
+    }
+
+    TEST_CASE("the manifest of PRODUCT.md parses to its typed steps") {
+        m::Manifest man = m::parse(product_manifest, "m.yaml", options());
         REQUIRE(man.steps.size() == 3);
 
         const m::Step& torch = man.steps[0];
@@ -123,13 +133,6 @@ TEST_SUITE("manifest") {
         CHECK_FALSE(kernel.deps);
         REQUIRE(kernel.expect.size() == 1);
         CHECK(kernel.expect[0].dist == "sgl-kernel");
-
-        REQUIRE(man.checks.size() == 1);
-        CHECK(man.checks[0].name == "torch reports CUDA 13.0");
-        CHECK(man.checks[0].python == "import torch; assert torch.version.cuda == '13.0', torch.version.cuda");
-        CHECK(man.allow_mixed.empty());
-        CHECK(man.env.empty());
-        CHECK(man.snapshot_keep == 3);
     }
 
     TEST_CASE("optional parts take their defaults") {

@@ -116,6 +116,54 @@ struct Run {
     }
 };
 
+// Three steps: alpha, beta, gamma to version 2, one each.
+const char* const kAbcManifest = R"(version: 1
+name: three
+venv: /srv/venv
+indexes:
+  pypi: https://example.invalid/simple
+steps:
+  - {name: one, index: pypi, packages: ["alpha==2"], expect: {alpha: {version: "==2"}}}
+  - {name: two, index: pypi, packages: ["beta==2"], expect: {beta: {version: "==2"}}}
+  - {name: three, index: pypi, packages: ["gamma==2"], expect: {gamma: {version: "==2"}}}
+)";
+
+// The report of kAbcManifest before its run: each step planned with its one package.
+ApplyReport abc_report(const manifest::Manifest& m) {
+    ApplyReport report;
+    for (const auto& step : m.steps) {
+        plan::PlannedStep planned;
+        planned.name = step.name;
+        plan::PlannedPackage p;
+        p.name = step.packages[0].normalized_name();
+        p.requirement = step.name == "one" ? "alpha==2" : step.name == "two" ? "beta==2" : "gamma==2";
+        planned.packages.push_back(p);
+        report.plan.steps.push_back(planned);
+        report.steps.push_back({});
+        report.steps.back().name = step.name;
+    }
+    return report;
+}
+
+// The venv after `upgraded` steps of kAbcManifest: alpha, beta, gamma at 2 one by one; alpha may require beta.
+venv::Facts abc_after(int upgraded, bool alpha_needs_beta) {
+    venv::Facts f;
+    for (const std::string name : {"alpha", "beta", "gamma"}) {
+        const int n = name == "alpha" ? 1 : name == "beta" ? 2 : 3;
+        venv::Distribution d{name, name, upgraded >= n ? "2" : "1"};
+        if (name == "alpha" && alpha_needs_beta) {
+            d.requires_dist = {"beta>=1"};
+        }
+        f.distributions.push_back(d);
+        venv::ImportResult imported;
+        imported.dist = name;
+        imported.module = name;
+        imported.version = d.version;
+        f.imports.push_back(imported);
+    }
+    return f;
+}
+
 }  // namespace
 
 TEST_SUITE("txn") {
@@ -204,52 +252,14 @@ TEST_SUITE("txn") {
     }
 
     TEST_CASE("after a step, only the expectations that can have changed are imported again; the last step asks all") {
-        const char* three = R"(version: 1
-name: three
-venv: /srv/venv
-indexes:
-  pypi: https://example.invalid/simple
-steps:
-  - {name: one, index: pypi, packages: ["alpha==2"], expect: {alpha: {version: "==2"}}}
-  - {name: two, index: pypi, packages: ["beta==2"], expect: {beta: {version: "==2"}}}
-  - {name: three, index: pypi, packages: ["gamma==2"], expect: {gamma: {version: "==2"}}}
-)";
         for (const bool alpha_needs_beta : {false, true}) {
             CAPTURE(alpha_needs_beta);
             testing::TempDir dir;
-            const auto m = manifest::parse(three, "m.yaml");
+            const auto m = manifest::parse(kAbcManifest, "m.yaml");
             ScriptedTools tools;
             tools.install_result.process.exit_code = 0;
-            ApplyReport report;
-            for (const auto& step : m.steps) {
-                plan::PlannedStep planned;
-                planned.name = step.name;
-                plan::PlannedPackage p;
-                p.name = step.packages[0].normalized_name();
-                p.requirement = step.name == "one" ? "alpha==2" : step.name == "two" ? "beta==2" : "gamma==2";
-                planned.packages.push_back(p);
-                report.plan.steps.push_back(planned);
-                report.steps.push_back({});
-                report.steps.back().name = step.name;
-            }
-            // The venv after each step: alpha, beta, gamma at 2 one by one; alpha may require beta.
-            auto state = [&](int upgraded) {
-                venv::Facts f;
-                for (const std::string name : {"alpha", "beta", "gamma"}) {
-                    const int n = name == "alpha" ? 1 : name == "beta" ? 2 : 3;
-                    venv::Distribution d{name, name, upgraded >= n ? "2" : "1"};
-                    if (name == "alpha" && alpha_needs_beta) {
-                        d.requires_dist = {"beta>=1"};
-                    }
-                    f.distributions.push_back(d);
-                    venv::ImportResult imported;
-                    imported.dist = name;
-                    imported.module = name;
-                    imported.version = d.version;
-                    f.imports.push_back(imported);
-                }
-                return f;
-            };
+            ApplyReport report = abc_report(m);
+            auto state = [&](int upgraded) { return abc_after(upgraded, alpha_needs_beta); };
             venv::Facts facts = state(0);
             facts.imports.clear();  // preflight's probe imports nothing
             Observer observer;

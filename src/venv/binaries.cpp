@@ -174,20 +174,10 @@ BinaryCache& process_binary_cache() {
     return cache;
 }
 
-BinaryFacts scan_binaries(const fs::path& site_packages, const std::vector<InstalledDist>& dists,
-                          const base::Environment& env, bool driver, BinaryCache& cache) {
-    const auto started = std::chrono::steady_clock::now();
-    BinaryFacts facts;
-    std::error_code ec;
-    fs::directory_iterator folders(site_packages, ec);
-    if (ec) {
-        facts.why_not = "cannot read " + site_packages.string() + ": " + ec.message();
-        return facts;
-    }
-    std::map<std::string, std::string> versions;
-    for (const auto& d : dists) {
-        versions[d.normalized] = d.version;
-    }
+namespace {
+
+// The RECORD file of each .dist-info folder in site-packages, sorted.
+std::vector<fs::path> record_files(fs::directory_iterator& folders) {
     std::vector<fs::path> records;
     for (const auto& entry : folders) {
         const std::string folder = entry.path().filename().string();
@@ -196,38 +186,37 @@ BinaryFacts scan_binaries(const fs::path& site_packages, const std::vector<Insta
         }
     }
     std::sort(records.begin(), records.end());
-    for (const auto& record : records) {
-        const std::string dist = dist_of_folder(record.parent_path().filename().string());
-        if (!versions.count(dist)) {
-            continue;  // a stray .dist-info the probe does not count as installed
+    return records;
+}
+
+// The shared objects one dist's RECORD lists; counts its files and names their providers in `facts`.
+DistBinaries read_record(const fs::path& record, DistBinaries found, const fs::path& site_packages,
+                         BinaryCache& cache, BinaryFacts& facts) {
+    std::ifstream in(record);
+    for (std::string line; std::getline(in, line);) {
+        std::string path = record_path(line);
+        if (path.empty()) {
+            continue;
         }
-        std::ifstream in(record);
-        DistBinaries found{dist, versions[dist], {}};
-        for (std::string line; std::getline(in, line);) {
-            std::string path = record_path(line);
-            if (path.empty()) {
-                continue;
-            }
-            ++facts.files_listed;
-            facts.providers.try_emplace(file_name(path), dist);
-            if (!may_be_shared_object(path)) {
-                continue;
-            }
-            auto elf = read_cached(site_packages / path, cache, facts.files_read);
-            if (!elf.elf) {
-                continue;
-            }
-            if (!elf.soname.empty()) {
-                facts.providers.try_emplace(elf.soname, dist);
-            }
-            found.files.push_back({path, std::move(elf)});
+        ++facts.files_listed;
+        facts.providers.try_emplace(file_name(path), found.dist);
+        if (!may_be_shared_object(path)) {
+            continue;
         }
-        if (!found.files.empty()) {
-            facts.dists.push_back(std::move(found));
+        auto elf = read_cached(site_packages / path, cache, facts.files_read);
+        if (!elf.elf) {
+            continue;
         }
+        if (!elf.soname.empty()) {
+            facts.providers.try_emplace(elf.soname, found.dist);
+        }
+        found.files.push_back({path, std::move(elf)});
     }
-    std::sort(facts.dists.begin(), facts.dists.end(),
-              [](const DistBinaries& a, const DistBinaries& b) { return a.dist < b.dist; });
+    return found;
+}
+
+// The CUDA libraries the dists' shared objects need that nothing provides (the driver's only with `driver`).
+void find_missing(BinaryFacts& facts, const base::Environment& env, bool driver, const fs::path& site_packages) {
     Resolver resolver(facts, env);
     for (const auto& d : facts.dists) {
         for (const auto& f : d.files) {
@@ -242,6 +231,37 @@ BinaryFacts scan_binaries(const fs::path& site_packages, const std::vector<Insta
             }
         }
     }
+}
+
+}  // namespace
+
+BinaryFacts scan_binaries(const fs::path& site_packages, const std::vector<InstalledDist>& dists,
+                          const base::Environment& env, bool driver, BinaryCache& cache) {
+    const auto started = std::chrono::steady_clock::now();
+    BinaryFacts facts;
+    std::error_code ec;
+    fs::directory_iterator folders(site_packages, ec);
+    if (ec) {
+        facts.why_not = "cannot read " + site_packages.string() + ": " + ec.message();
+        return facts;
+    }
+    std::map<std::string, std::string> versions;
+    for (const auto& d : dists) {
+        versions[d.normalized] = d.version;
+    }
+    for (const auto& record : record_files(folders)) {
+        const std::string dist = dist_of_folder(record.parent_path().filename().string());
+        if (!versions.count(dist)) {
+            continue;  // a stray .dist-info the probe does not count as installed
+        }
+        DistBinaries found = read_record(record, DistBinaries{dist, versions[dist], {}}, site_packages, cache, facts);
+        if (!found.files.empty()) {
+            facts.dists.push_back(std::move(found));
+        }
+    }
+    std::sort(facts.dists.begin(), facts.dists.end(),
+              [](const DistBinaries& a, const DistBinaries& b) { return a.dist < b.dist; });
+    find_missing(facts, env, driver, site_packages);
     facts.scanned = true;
     facts.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return facts;

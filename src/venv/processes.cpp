@@ -20,6 +20,7 @@
 
 #include "base/fs.hpp"
 #include "base/url.hpp"
+#include "venv/proc_entry.hpp"
 
 namespace stackup::venv {
 namespace fs = std::filesystem;
@@ -27,64 +28,14 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::size_t kCmdlineCap = 64 * 1024;
-constexpr std::size_t kMapsLines = 1 << 20;
-constexpr std::size_t kFdCap = 1 << 16;
 constexpr std::size_t kMaxWorkers = 8;
 
-// Every entry of one /proc/PID is read relative to its directory's fd: the pid is looked up
-// once, not once per file (that lookup was most of a scan's time).
-std::optional<std::string> link_at(int dir, const char* name, int& error) {
-    char buf[4096];
-    ssize_t n = ::readlinkat(dir, name, buf, sizeof buf);
-    if (n < 0) {
-        error = errno;
-        return std::nullopt;
-    }
-    return std::string(buf, static_cast<std::size_t>(n));
-}
-
-// One read(2), again after EINTR: bytes read, 0 at the end, -1 with `error` set.
-ssize_t read_block(int fd, char* buf, std::size_t size, int& error) {
-    for (;;) {
-        ssize_t n = ::read(fd, buf, size);
-        if (n >= 0 || errno != EINTR) {
-            if (n < 0) {
-                error = errno;
-            }
-            return n;
-        }
-    }
-}
-
-// Reads `name` under `dir` up to `cap` bytes; over it, a placeholder. nullopt with `error` set
-// when it cannot be opened or read.
-std::optional<std::string> read_at(int dir, const char* name, std::size_t cap, int& error) {
-    base::UniqueFd fd(::openat(dir, name, O_RDONLY | O_CLOEXEC));
-    if (!fd) {
-        error = errno;
-        return std::nullopt;
-    }
-    std::string out;
-    char buf[1 << 14];
-    for (;;) {
-        const ssize_t n = read_block(fd.get(), buf, sizeof buf, error);
-        if (n < 0) {
-            return std::nullopt;
-        }
-        if (n == 0) {
-            return out;
-        }
-        out.append(buf, static_cast<std::size_t>(n));
-        if (out.size() > cap) {
-            return std::string("(over ") + std::to_string(cap) + " bytes)";
-        }
-    }
-}
-
-bool under(std::string_view path, std::string_view root) {
-    return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
-                            path[root.size()] == '/');
-}
+using detail::link_at;
+using detail::mapped_under;
+using detail::open_file_under;
+using detail::read_at;
+using detail::read_stat;
+using detail::under;
 
 std::string user_name(uid_t uid) {
     struct passwd pw {};
@@ -109,35 +60,6 @@ long boot_time() {
     return 0;
 }
 
-struct Stat {
-    int ppid = 0;
-    unsigned long long start_ticks = 0;
-};
-
-// /proc/PID/stat: "pid (comm) state ppid ... starttime(22) ..."; comm may hold spaces and ')'.
-std::optional<Stat> read_stat(int dir) {
-    int error = 0;
-    auto text = read_at(dir, "stat", 4096, error);
-    if (!text) {
-        return std::nullopt;
-    }
-    auto close = text->rfind(')');
-    if (close == std::string::npos) {
-        return std::nullopt;
-    }
-    std::istringstream in(text->substr(close + 1));
-    std::string field;
-    Stat s;
-    for (int i = 3; in >> field; ++i) {
-        if (i == 4) {
-            s.ppid = std::atoi(field.c_str());
-        } else if (i == 22) {
-            s.start_ticks = std::strtoull(field.c_str(), nullptr, 10);
-            return s;
-        }
-    }
-    return std::nullopt;
-}
 
 std::string utc(long seconds) {
     std::time_t t = seconds;
@@ -180,100 +102,6 @@ std::string argv0_path(const std::string& argv0, const std::optional<std::string
     return ec ? p.lexically_normal().string() : (dir / p.filename()).string();
 }
 
-// The path a mapped file was opened by, without " (deleted)".
-std::string_view without_deleted(std::string_view path) {
-    constexpr std::string_view deleted = " (deleted)";
-    if (path.size() > deleted.size() && path.substr(path.size() - deleted.size()) == deleted) {
-        path.remove_suffix(deleted.size());
-    }
-    return path;
-}
-
-// The first mapped file under `root` in /proc/PID/maps ("addr perms off dev inode   path"),
-// read in blocks (a torch process maps thousands of files), at most kMapsLines lines.
-std::string mapped_under(int dir, const std::string& root, int& error) {
-    base::UniqueFd fd(::openat(dir, "maps", O_RDONLY | O_CLOEXEC));
-    if (!fd) {
-        error = errno;
-        return {};
-    }
-    std::string pending;  // a line cut by the end of a block
-    char buf[1 << 16];
-    std::size_t lines = 0;
-    auto match = [&](std::string_view line) -> std::string {
-        auto slash = line.find('/');
-        if (slash == std::string_view::npos) {
-            return {};
-        }
-        std::string_view path = without_deleted(line.substr(slash));
-        return under(path, root) ? std::string(path) : std::string();
-    };
-    for (;;) {
-        const ssize_t n = read_block(fd.get(), buf, sizeof buf, error);
-        if (n < 0) {
-            return {};
-        }
-        if (n == 0) {
-            return pending.empty() ? std::string() : match(pending);
-        }
-        std::string_view block(buf, static_cast<std::size_t>(n));
-        while (!block.empty()) {
-            auto nl = block.find('\n');
-            if (nl == std::string_view::npos) {
-                pending.append(block);
-                break;
-            }
-            std::string_view line = block.substr(0, nl);
-            block.remove_prefix(nl + 1);
-            std::string found;
-            if (!pending.empty()) {
-                pending.append(line);
-                found = match(pending);
-                pending.clear();
-            } else {
-                found = match(line);
-            }
-            if (!found.empty()) {
-                return found;
-            }
-            if (++lines >= kMapsLines) {
-                return {};
-            }
-        }
-    }
-}
-
-// This process's ancestors (the shell that ran it, and up): their working directory or open
-// files under the venv do not block a switch they asked for (a shell `cd`'d into the venv
-// loads no code from it); their interpreter or mapped files still do.
-std::vector<int> ancestors_of_self();
-
-std::string open_file_under(int dir, const std::string& root, int& error) {
-    int fd_dir = ::openat(dir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR* d = fd_dir < 0 ? nullptr : ::fdopendir(fd_dir);
-    if (d == nullptr) {
-        error = errno;
-        if (fd_dir >= 0) {
-            ::close(fd_dir);
-        }
-        return {};
-    }
-    std::string found;
-    std::size_t seen = 0;
-    while (dirent* e = ::readdir(d)) {
-        if (e->d_name[0] == '.' || ++seen > kFdCap) {
-            continue;
-        }
-        int ignored = 0;
-        auto target = link_at(fd_dir, e->d_name, ignored);
-        if (target && under(*target, root)) {
-            found = *target;
-            break;
-        }
-    }
-    ::closedir(d);  // closes fd_dir
-    return found;
-}
 
 std::string shortened(std::string text, std::size_t most) {
     if (text.size() > most) {
@@ -283,6 +111,9 @@ std::string shortened(std::string text, std::size_t most) {
     return text;
 }
 
+// This process's ancestors (the shell that ran it, and up): their working directory or open
+// files under the venv do not block a switch they asked for (a shell `cd`'d into the venv
+// loads no code from it); their interpreter or mapped files still do.
 std::vector<int> ancestors_of_self() {
     std::vector<int> out;
     for (int pid = ::getppid(); pid > 1 && out.size() < 64; ) {
@@ -393,22 +224,10 @@ std::string unit_of_cgroup(const std::string& cgroup) {
     return unit;
 }
 
-ProcessScan processes_using(const fs::path& venv, const fs::path& proc) {
-    const auto started = std::chrono::steady_clock::now();
-    ProcessScan scan;
-    std::error_code ec;
-    const std::string root = fs::weakly_canonical(fs::absolute(venv), ec).string();
-    const int self = ::getpid();
-    const auto ancestors = proc == "/proc" ? ancestors_of_self() : std::vector<int>();
-    const long btime = proc == "/proc" ? boot_time() : 0;
-    const long ticks = ::sysconf(_SC_CLK_TCK);
-    DIR* d = ::opendir(proc.c_str());
-    if (d == nullptr || root.empty() || root == "/") {
-        if (d != nullptr) {
-            ::closedir(d);
-        }
-        return scan;
-    }
+namespace {
+
+// The numeric entries of the /proc open as `d`, at most max_processes.
+std::vector<int> pids_in(DIR* d) {
     std::vector<int> pids;
     while (dirent* e = ::readdir(d)) {
         if (std::all_of(e->d_name, e->d_name + std::strlen(e->d_name), [](char c) { return c >= '0' && c <= '9'; }) &&
@@ -416,23 +235,36 @@ ProcessScan processes_using(const fs::path& venv, const fs::path& proc) {
             pids.push_back(std::atoi(e->d_name));
         }
     }
-    // Reading /proc is the kernel's work, one process at a time: the processes are shared out
-    // to a few threads, in small batches taken in turn.
-    const int proc_fd = ::dirfd(d);
+    return pids;
+}
+
+// What one scan looks for, and in what: the same for every worker.
+struct ScanTarget {
+    int proc_fd = -1;
+    std::string root;
+    int self = 0;
+    std::vector<int> ancestors;
+    long btime = 0;
+    long ticks = 0;
+};
+
+// Reading /proc is the kernel's work, one process at a time: the processes are shared out
+// to a few threads, in small batches taken in turn; each thread fills its own part.
+std::vector<ProcessScan> scan_in_parallel(const std::vector<int>& pids, const ScanTarget& t) {
     std::atomic<std::size_t> next{0};
     constexpr std::size_t kBatch = 32;
     auto work = [&](ProcessScan& part) {
         for (std::size_t begin; (begin = next.fetch_add(kBatch)) < pids.size();) {
             for (std::size_t i = begin; i < std::min(begin + kBatch, pids.size()); ++i) {
                 const int pid = pids[i];
-                base::UniqueFd dir(::openat(proc_fd, std::to_string(pid).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-                if (pid == self || !dir) {
+                base::UniqueFd dir(::openat(t.proc_fd, std::to_string(pid).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+                if (pid == t.self || !dir) {
                     continue;  // ourselves, or gone
                 }
-                const bool ancestor = std::find(ancestors.begin(), ancestors.end(), pid) != ancestors.end();
-                if (auto use = use_of(dir.get(), root, ancestor, part)) {
+                const bool ancestor = std::find(t.ancestors.begin(), t.ancestors.end(), pid) != t.ancestors.end();
+                if (auto use = use_of(dir.get(), t.root, ancestor, part)) {
                     use->pid = pid;
-                    describe_process(dir.get(), btime, ticks, *use);
+                    describe_process(dir.get(), t.btime, t.ticks, *use);
                     part.using_venv.push_back(std::move(*use));
                 }
             }
@@ -442,17 +274,39 @@ ProcessScan processes_using(const fs::path& venv, const fs::path& proc) {
         std::clamp<std::size_t>(std::min<std::size_t>(std::thread::hardware_concurrency(), kMaxWorkers), 1,
                                 std::max<std::size_t>(1, pids.size() / 256));
     std::vector<ProcessScan> parts(workers);
-    {
-        std::vector<std::thread> threads;
-        for (std::size_t w = 1; w < workers; ++w) {
-            threads.emplace_back(work, std::ref(parts[w]));
-        }
-        work(parts[0]);
-        for (auto& t : threads) {
-            t.join();
-        }
+    std::vector<std::thread> threads;
+    for (std::size_t w = 1; w < workers; ++w) {
+        threads.emplace_back(work, std::ref(parts[w]));
     }
-    for (auto& part : parts) {
+    work(parts[0]);
+    for (auto& thread : threads) {
+        thread.join();
+    }
+    return parts;
+}
+
+}  // namespace
+
+ProcessScan processes_using(const fs::path& venv, const fs::path& proc) {
+    const auto started = std::chrono::steady_clock::now();
+    ProcessScan scan;
+    std::error_code ec;
+    ScanTarget target;
+    target.root = fs::weakly_canonical(fs::absolute(venv), ec).string();
+    target.self = ::getpid();
+    target.ancestors = proc == "/proc" ? ancestors_of_self() : std::vector<int>();
+    target.btime = proc == "/proc" ? boot_time() : 0;
+    target.ticks = ::sysconf(_SC_CLK_TCK);
+    DIR* d = ::opendir(proc.c_str());
+    if (d == nullptr || target.root.empty() || target.root == "/") {
+        if (d != nullptr) {
+            ::closedir(d);
+        }
+        return scan;
+    }
+    const std::vector<int> pids = pids_in(d);
+    target.proc_fd = ::dirfd(d);
+    for (auto& part : scan_in_parallel(pids, target)) {
         scan.scanned += part.scanned;
         scan.unreadable += part.unreadable;
         std::move(part.using_venv.begin(), part.using_venv.end(), std::back_inserter(scan.using_venv));
