@@ -2,14 +2,12 @@
 # venv must not write .pyc files into it), or without -B where the venv is being built (probe.hpp's
 # Bytecode); then REQUEST's "bytecode_names" {from, to} makes each .pyc it writes name `to`, the
 # path the venv will have, while the code it runs names where it is.
-# It must work on any CPython >= 3.8 with the stdlib only, print nothing that
-# matters (imports may print; stdout is sent to stderr while they run) and
-# write one JSON document to OUT.
-# Built into stackup as venv::kProbeScript (cmake/embed_text.cmake: ASCII, no NUL, under 128 KiB,
-# being one argv string); tests/probe.cmake compiles, lints (pyflakes) and runs it directly.
+# It must work on any CPython >= 3.8 with the stdlib only, print nothing that matters (imports
+# may print; stdout is sent to stderr while they run) and write one JSON document to OUT.
+# Built in as venv::kProbeScript (cmake/embed_text.cmake: ASCII, no NUL, < 128 KiB: one argv
+# string); tests/probe.cmake compiles, lints (pyflakes) and runs it directly.
 import contextlib, importlib, json, os, platform, posixpath, re, sys, sysconfig
-# Not importlib.metadata (37 ms to import, a third of a small verify) where the venv's own
-# dist-info folders answer: InstalledDist below; csv, hashlib and base64 where they are used.
+# Not importlib.metadata (37 ms to import) where the dist-info folders answer: InstalledDist below.
 
 def normalize(name):
     return re.sub(r"[-_.]+", "-", name).lower()
@@ -148,9 +146,9 @@ def distributions():
     return [{"name": name, "normalized": key, "version": version, "requires": requires}
             for key, (_, name, version, requires) in sorted(first_dists().items())]
 
-# The module that judges a dist when the manifest names none, from what its RECORD installed
-# directly in site-packages: packages (a dir with __init__) and modules; a namespace dir
-# (no __init__, like google/ or nvidia/) is followed down to the real packages in it.
+# The module that judges a dist when the manifest names none, from what its RECORD installed in
+# site-packages: packages (a dir with __init__) and modules; a namespace dir (no __init__, like
+# google/ or nvidia/) is followed down to the real packages in it.
 MODULE_FILE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\.(?:py|(?:cpython-|pypy)[^/]*\.so|abi3\.so)$")
 STRAY = {"test", "tests", "testing", "example", "examples", "doc", "docs", "benchmark", "benchmarks",
          "bench", "conftest", "setup", "scripts", "tools"}
@@ -168,9 +166,8 @@ def path_parts(path):
     return ("/",) + parts if path.startswith("/") else parts
 
 def record_paths(dist):
-    """The parts of each path the dist's RECORD lists, read with csv by hand (dist.files makes a
-    pathlib object of each of a big dist's thousands of lines); without a RECORD, what dist.files
-    finds instead (an egg's installed-files.txt); None when neither is there."""
+    """The parts of each path in the dist's RECORD, by csv (dist.files makes a pathlib object of
+    each line); without a RECORD, dist.files' (an egg's installed-files.txt); None for neither."""
     text = dist.read_text("RECORD")
     if text is None:
         files = dist.files
