@@ -19,6 +19,8 @@ enum class ExitCode : int {
     locked = 6,
     interrupted = 7,
     running = 8,  // processes use the venv: the verified generation is staged, not switched in
+    not_finished = 9,  // stackup itself could not finish (clone, relocation, the live venv's check,
+                       // switch): the venv left as it was
 };
 
 struct SourceLocation {

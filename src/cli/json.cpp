@@ -91,6 +91,7 @@ std::string code_name(ExitCode code) {
         case ExitCode::locked: return "locked";
         case ExitCode::interrupted: return "interrupted";
         case ExitCode::running: return "running";
+        case ExitCode::not_finished: return "not_finished";
     }
     return static_cast<int>(code) > 128 ? "signal" : "unknown";
 }

@@ -74,7 +74,7 @@ Outcome decide(const ApplyReport& report) {
     if (std::any_of(report.checks.begin(), report.checks.end(), [](const CheckReport& c) { return !c.ok; })) {
         return Outcome::verification_failed;
     }
-    return report.stopped.empty() ? Outcome::applied : Outcome::installer_failed;
+    return report.stopped.empty() ? Outcome::applied : Outcome::not_finished;
 }
 
 std::string_view to_string(Mode mode) {
@@ -102,6 +102,7 @@ ExitCode ApplyReport::exit_code() const {
         case Outcome::applied: return blocked ? ExitCode::running : ExitCode::ok;
         case Outcome::verification_failed: return ExitCode::verification_failed;
         case Outcome::installer_failed: return ExitCode::installer_failed;
+        case Outcome::not_finished: return ExitCode::not_finished;
         case Outcome::rollback_failed: return ExitCode::rollback_failed;
     }
     return ExitCode::rollback_failed;

@@ -92,7 +92,9 @@ struct CheckReport {
 
 // interrupted: a signal stopped the run before its switch (blue/green) or its end (in place),
 // and the venv is as it was; a signal after that leaves the outcome applied, `signal` set.
-enum class Outcome { applied, verification_failed, installer_failed, rollback_failed, interrupted };
+// not_finished: stackup itself could not finish (the clone, relocation, the live venv's check,
+// the switch: `stopped` says which), and the venv is as it was.
+enum class Outcome { applied, verification_failed, installer_failed, not_finished, rollback_failed, interrupted };
 
 struct ApplyReport {
     Outcome outcome = Outcome::applied;

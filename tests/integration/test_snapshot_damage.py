@@ -4,7 +4,7 @@ must tell the truth about it. Blue/green makes this sharper: the base snapshot, 
 steps and checks run in, and the live venv are hard links of one another.
 
 1. Something outside writes the live venv's pyvenv.cfg in place while the apply builds the next
-   generation (step 2 held in the index server): the apply refuses to switch (exit 4, "changed
+   generation (step 2 held in the index server): the apply refuses to switch (exit 9, "changed
    while the next generation was built", naming pyvenv.cfg, saying the venv keeps that change and
    never "nothing was changed") and leaves the venv exactly as that writer left it (tree, root inode, the old torch); the generation is discarded, so the base is
    the only snapshot; the base shares the written inode, so `rollback --to` it refuses with
@@ -16,7 +16,7 @@ steps and checks run in, and the live venv are hard links of one another.
    included.
 3. The manifest's own check appends to pyvenv.cfg in a blue/green apply: it runs in the clone,
    whose pyvenv.cfg is the live venv's inode, so the write reaches the live venv and damages the
-   base. The apply refuses to switch (exit 4, the old torch still imports, the generation
+   base. The apply refuses to switch (exit 9, the old torch still imports, the generation
    discarded), `rollback --to` the base refuses with exit 5 naming pyvenv.cfg, and what the
    apply says must match the venv's real state: when the live venv's tree is not what it was,
    the apply may not claim "nothing was changed" (text) or `venv_changed: false` (--json), and
@@ -65,7 +65,7 @@ def outside_write(t, server):
         server.rules.clear()
         apply.wait(timeout=harness.CHILD_TIMEOUT_S)
         out = harness.end_background(apply, log, "apply during an outside write")
-    check(apply.returncode == 4, f"expected exit 4, got {apply.returncode}")
+    check(apply.returncode == 9, f"expected exit 9 (stackup could not finish), got {apply.returncode}")
     for words in ("changed while the next generation was built", "pyvenv.cfg", "it keeps that change"):
         check(words in out, f"the apply does not say {words!r}")
     check(f"nothing was changed in {venv}" not in out, "the apply claims nothing was changed in the venv")
@@ -106,8 +106,9 @@ def check_writes_through_clone(t, server):
     before = t.tree(venv)
     root = os.stat(venv).st_ino
     r = t.stackup("apply", manifest, "--json")
-    check_rc(r, 4)
+    check_rc(r, 9)  # stackup could not finish: the live venv changed under it
     out = json.loads(r.stdout)
+    check(out["errors"][0]["code"] == "not_finished", f"errors: {out['errors']}")
     check(out["mode"] == "blue-green" and not out["switched"], f"mode {out['mode']}, switched {out['switched']}")
     check_says(r, "changed while the next generation was built", "pyvenv.cfg")
     check(os.stat(venv).st_ino == root, "the refused apply replaced the venv's root directory")

@@ -137,8 +137,9 @@ RETURN = r"""
 exit_code:
   description: stackup's exit code (0 success, 1 verification failed, 2 usage or manifest error
     or nothing staged, 3 preflight failed or switch refused, 4 installer failed, 5 rollback
-    failed, 6 venv locked, 7 interrupted run found). After 1 or 4 a blue/green apply has changed
-    nothing in the venv; an in-place one has restored it.
+    failed, 6 venv locked, 7 interrupted run found, 8 staged (processes use the venv), 9 stackup
+    could not finish: clone, relocation, live venv check or switch). After 1, 4 or 9 a blue/green
+    apply has changed nothing in the venv; an in-place one has restored it.
   returned: always, when stackup ran
   type: int
   sample: 0
