@@ -53,6 +53,8 @@ private:
     Json errors_ = Json::array();
 };
 
+// null for "", else the text.
+Json or_null(const std::string& text);
 // {code, message} plus file/line/column when the error has a location.
 Json error_json(const Error& error);
 // What every process using the venv is (pid, command, user, started, unit, how, path).
