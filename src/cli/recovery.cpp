@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/text.hpp"
+#include "txn/advice.hpp"
 #include "txn/recover.hpp"
 
 namespace stackup::cli {
@@ -98,7 +99,24 @@ std::string describe_running(const venv::ProcessScan& scan, const std::filesyste
     return out;
 }
 
+// The words after an AdvisedError's what(): the command that is the way out.
+std::string advice_words(txn::Advice advice) {
+    switch (advice) {
+        case txn::Advice::staged_gone: return " (stage again with `stackup apply --stage`)";
+        case txn::Advice::staged_stale: return ": stage it again with `stackup apply --stage`";
+        case txn::Advice::nothing_staged: return "; `stackup apply --stage MANIFEST` builds the next generation";
+        case txn::Advice::no_such_generation: return " (`stackup history` shows them)";
+        case txn::Advice::no_such_snapshot: return " (see `stackup snapshots list`)";
+        case txn::Advice::needed_for_recovery: return " (run `stackup rollback` first, or `stackup status`)";
+        case txn::Advice::orphan_holds_lock: return ", then run `stackup status`";
+    }
+    return "";
+}
+
 std::string message_of(const Error& error) {
+    if (const auto* advised = dynamic_cast<const txn::AdvisedError*>(&error)) {
+        return advised->what() + advice_words(advised->advice()) + advised->then();
+    }
     if (const auto* interrupted = dynamic_cast<const txn::InterruptedError*>(&error)) {
         return describe_interrupted(interrupted->open(), interrupted->state_dir());
     }

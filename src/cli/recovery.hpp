@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "txn/advice.hpp"
 #include "txn/journal.hpp"
 #include "txn/running.hpp"
 #include "venv/processes.hpp"
@@ -33,6 +34,9 @@ std::string describe_interrupted(const txn::OpenTransaction& open, const std::fi
 // `systemctl stop UNIT && THEN --wait-running 60 && systemctl start UNIT`; else stop them and
 // run `then` (the command that would switch: `stackup switch ...`, `stackup rollback ...`).
 std::string describe_running(const venv::ProcessScan& scan, const std::filesystem::path& venv, const std::string& then);
+
+// The words an AdvisedError's advice adds after its what(): the command that is the way out.
+std::string advice_words(txn::Advice advice);
 
 // What an error says to people and in --json: describe() (file:line:col: what()), and for the
 // errors that carry facts, those facts said: the interrupted run and how to recover, the

@@ -27,6 +27,15 @@ txn::OpenTransaction killed_in_step_two() {
 }  // namespace
 
 TEST_SUITE("cli") {
+    TEST_CASE("each advice names the command that is the way out") {
+        using txn::Advice;
+        CHECK(advice_words(Advice::staged_gone) == " (stage again with `stackup apply --stage`)");
+        CHECK(advice_words(Advice::staged_stale) == ": stage it again with `stackup apply --stage`");
+        CHECK(advice_words(Advice::no_such_snapshot) == " (see `stackup snapshots list`)");
+        CHECK(advice_words(Advice::needed_for_recovery) == " (run `stackup rollback` first, or `stackup status`)");
+        CHECK(advice_words(Advice::orphan_holds_lock) == ", then run `stackup status`");
+    }
+
     TEST_CASE("where an interrupted run stopped, in words") {
         auto open = killed_in_step_two();
         CHECK(where(open) == "step 2 (sgl-kernel) running");
@@ -102,6 +111,14 @@ TEST_SUITE("cli") {
               std::string::npos);
         CHECK(message.find("else stop them and run: stackup rollback --venv /v/env --to 2") != std::string::npos);
         CHECK(error_json(running)["message"] == message);
+
+        txn::AdvisedError advised(ExitCode::usage, "no generation or snapshot '9' in /s", txn::Advice::no_such_generation,
+                                  "; nothing was touched");
+        CHECK(message_of(advised) == "no generation or snapshot '9' in /s (`stackup history` shows them); nothing was touched");
+        CHECK(error_json(advised)["message"] == message_of(advised));
+        CHECK(error_json(advised)["code"] == "usage");
+        CHECK(message_of(txn::AdvisedError(ExitCode::usage, "nothing is staged for /v", txn::Advice::nothing_staged)) ==
+              "nothing is staged for /v; `stackup apply --stage MANIFEST` builds the next generation");
 
         Error plain(ExitCode::usage, SourceLocation{"m.yaml", 3, 5}, "bad");
         CHECK(message_of(plain) == "m.yaml:3:5: bad");

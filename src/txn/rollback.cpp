@@ -6,6 +6,7 @@
 #include "base/log.hpp"
 #include "base/system.hpp"
 #include "base/text.hpp"
+#include "txn/advice.hpp"
 #include "txn/journal.hpp"
 #include "txn/lock.hpp"
 #include "txn/recover.hpp"
@@ -36,8 +37,8 @@ snapshot::SnapshotInfo find_target(const snapshot::Store& store, const Options& 
         target = find_generation(store, *id);
         if (!target) {
             // A mistake, not a failed restore: nothing was touched.
-            throw Error(ExitCode::usage, "no generation or snapshot '" + *id + "' in " + options.state_dir.string() +
-                                             " (`stackup history` shows them); nothing was touched");
+            throw AdvisedError(ExitCode::usage, "no generation or snapshot '" + *id + "' in " + options.state_dir.string(),
+                               Advice::no_such_generation, "; nothing was touched");
         }
     } else if (live && !live->parent.empty()) {
         target = store.find(live->parent);  // the one the live generation was built from

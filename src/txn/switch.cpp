@@ -5,6 +5,7 @@
 #include "base/fs.hpp"
 #include "base/log.hpp"
 #include "snapshot/store.hpp"
+#include "txn/advice.hpp"
 #include "txn/journal.hpp"
 #include "txn/lock.hpp"
 #include "txn/recover.hpp"
@@ -19,8 +20,9 @@ snapshot::SnapshotInfo find_or_refuse(const snapshot::Store& store, const std::f
     auto info = store.find(id);
     if (!info) {
         clear_staged(state_dir);
-        throw Error(ExitCode::usage, std::string("the staged generation's ") + what + " " + id +
-                                         " is gone; nothing was touched (stage again with `stackup apply --stage`)");
+        throw AdvisedError(ExitCode::usage,
+                           std::string("the staged generation's ") + what + " " + id + " is gone; nothing was touched",
+                           Advice::staged_gone);
     }
     return *info;
 }
@@ -50,11 +52,11 @@ void require_current(const snapshot::Store& store, const Options& options, const
                 now += " (" + std::to_string(drift.size()) + " change(s), first: " + drift.front() + ")";
             }
         }
-        throw Error(ExitCode::preflight_failed,
-                    "the staged generation " + std::to_string(next.generation) + " (" + next.id +
-                        ") was built from generation " + std::to_string(base.generation) + " (" + base.id +
-                        "), but the live venv is no longer that: " + now +
-                        "; nothing was touched: stage it again with `stackup apply --stage`");
+        throw AdvisedError(ExitCode::preflight_failed,
+                           "the staged generation " + std::to_string(next.generation) + " (" + next.id +
+                               ") was built from generation " + std::to_string(base.generation) + " (" + base.id +
+                               "), but the live venv is no longer that: " + now + "; nothing was touched",
+                           Advice::staged_stale);
     }
     auto changed = store.drift(next, clone);
     if (!changed.empty()) {
@@ -94,8 +96,7 @@ SwitchReport switch_staged(const Options& options) {
     resolve_earlier(store, options);
     auto staged = staged_generation(options.state_dir);
     if (!staged) {
-        throw Error(ExitCode::usage, "nothing is staged for " + options.venv.string() +
-                                         "; `stackup apply --stage MANIFEST` builds the next generation");
+        throw AdvisedError(ExitCode::usage, "nothing is staged for " + options.venv.string(), Advice::nothing_staged);
     }
     const auto base = find_or_refuse(store, options.state_dir, staged->base_id, "base");
     auto next = find_or_refuse(store, options.state_dir, staged->generation_id, "generation");
