@@ -15,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/json.hpp"
+#include "cli/recovery.hpp"
 #include "txn/running.hpp"
 
 namespace stackup::cli {
@@ -23,7 +24,7 @@ namespace {
 void add_common_options(CLI::App& app, CommonOptions& common, bool& verbose, bool& quiet) {
     app.add_option("--venv", common.venv, "the venv to work on (overrides the manifest's)")->type_name("DIR");
     app.add_option("--state-dir", common.state_dir,
-                   "lock, journal, snapshots and last-apply record live under DIR/<venv>-<hash>/ "
+                   "lock, journal, snapshots and last-transaction record live under DIR/<venv>-<hash>/ "
                    "(default: .stackup/ beside the venv)")
         ->envname("STACKUP_STATE_DIR")
         ->type_name("DIR");
@@ -122,7 +123,7 @@ int run_deferring(const std::function<int()>& command, const CommonOptions& comm
             throw;
         }
         // What the stopped child made of it, in one line (its traceback is the signal's, not news).
-        const std::string what = e.describe();
+        const std::string what = message_of(e);
         std::cerr << "stackup: " << what.substr(0, what.find('\n')) << "\n";
         common.doc->add_error(error_json(e));
         code = static_cast<int>(e.code());
@@ -144,14 +145,14 @@ int run_command(const std::function<int()>& command, Document& doc) {
     try {
         return command();
     } catch (const txn::RunningError& e) {
-        std::cerr << "stackup: " << e.describe() << "\n";
+        std::cerr << "stackup: " << message_of(e) << "\n";
         Json error = error_json(e);
         error["running"] = running_json(e.scan().using_venv);
         error["running_unreadable"] = e.scan().unreadable;
         doc.add_error(error);
         return static_cast<int>(e.code());
     } catch (const Error& e) {
-        std::cerr << "stackup: " << e.describe() << "\n";
+        std::cerr << "stackup: " << message_of(e) << "\n";
         doc.add_error(error_json(e));
         return static_cast<int>(e.code());
     } catch (const std::exception& e) {

@@ -9,9 +9,9 @@
 #include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/recovery.hpp"
 #include "cli/render.hpp"
 #include "txn/apply.hpp"
-#include "txn/journal.hpp"
 #include "txn/running.hpp"
 
 namespace stackup::cli {
@@ -155,13 +155,13 @@ int print_applied(const txn::ApplyReport& r, const txn::Options& o, const Paint&
         out << paint("staged", Color::green) << ": generation " << r.generation << " (" << r.generation_id
             << ") is built and verified beside " << o.venv.string() << ", which was not changed.\n";
         std::cerr << "stackup: " << paint("not switched", Color::yellow) << ": "
-                  << txn::describe_running({r.running, 0, r.running_unreadable, 0}, o, txn::command_for("switch", o.venv, o.state_dir)) << "\n";
+                  << describe_running({r.running, 0, r.running_unreadable, 0}, o.venv, command_for("switch", o.venv, o.state_dir)) << "\n";
         return static_cast<int>(r.exit_code());
     }
     if (r.staged) {
         out << paint("staged", Color::green) << ": generation " << r.generation << " (" << r.generation_id
             << ") is built and verified beside " << o.venv.string() << ", which was not changed.\n"
-            << "to switch it in: " << txn::command_for("switch", o.venv, o.state_dir) << "\n";
+            << "to switch it in: " << command_for("switch", o.venv, o.state_dir) << "\n";
         return 0;
     }
     if (r.mode == txn::Mode::blue_green) {
@@ -179,13 +179,13 @@ int print_applied(const txn::ApplyReport& r, const txn::Options& o, const Paint&
         out << paint("warning", Color::yellow) << ": that snapshot was changed in place during the run ("
             << r.snapshot_damage.front() << "): it cannot restore; take a fresh one\n";
     }
-    out << "to undo: " << txn::command_for("rollback", o.venv, o.state_dir) << "\n";
+    out << "to undo: " << command_for("rollback", o.venv, o.state_dir) << "\n";
     print_needs_restart(std::cerr, r.running, paint);
     if (r.signal != 0) {
         std::cerr << "stackup: interrupted by " << base::interrupts::name(r.signal) << " after "
                   << (r.mode == txn::Mode::blue_green ? "the switch" : "the last step verified")
                   << ": the upgrade is live in " << o.venv.string() << " and recorded; to undo it: "
-                  << txn::command_for("rollback", o.venv, o.state_dir) << "\n";
+                  << command_for("rollback", o.venv, o.state_dir) << "\n";
     }
     return static_cast<int>(r.exit_code());
 }
@@ -249,7 +249,7 @@ int print_dry_run(const txn::ApplyReport& r, const txn::Options& o, const std::s
                   << ": every wheel exists and uv's dry run of each step succeeded; nothing was touched.\n";
         if (!r.running.empty() && !o.switch_running) {
             std::cout << paint("note", Color::yellow) << ": the switch would not happen now: "
-                      << txn::describe_running({r.running, 0, r.running_unreadable, 0}, o, txn::command_for("apply", o.venv, o.state_dir, {manifest})) << "\n";
+                      << describe_running({r.running, 0, r.running_unreadable, 0}, o.venv, command_for("apply", o.venv, o.state_dir, {manifest})) << "\n";
         }
         return 0;
     }

@@ -8,9 +8,9 @@
 #include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/recovery.hpp"
 #include "cli/render.hpp"
 #include "manifest/environment.hpp"
-#include "txn/journal.hpp"
 #include "txn/preflight.hpp"
 #include "txn/running.hpp"
 #include "txn/saved_plan.hpp"
@@ -56,8 +56,8 @@ std::function<int()> setup_plan(CLI::App& sub, const CommonOptions& common) {
         body["running_unreadable"] = running.unreadable;
         if (!running.using_venv.empty()) {
             std::cout << common.paint("note", Color::yellow) << ": an apply would build and stage, but not switch now: "
-                      << txn::describe_running(running, options,
-                                               txn::command_for("switch", options.venv, options.state_dir, {}))
+                      << describe_running(running, options.venv,
+                                               command_for("switch", options.venv, options.state_dir, {}))
                       << "\n";
         }
         if (!plan.ok()) {

@@ -5,7 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "txn/journal.hpp"
+#include "cli/recovery.hpp"
 #include "txn/rollback.hpp"
 
 namespace stackup::cli {
@@ -27,7 +27,7 @@ std::function<int()> setup_rollback(CLI::App& sub, const CommonOptions& common) 
         }
         if (report.closed) {
             std::cout << "the interrupted apply of " << report.closed->manifest << " (pid " << report.closed->pid
-                      << ", started " << report.closed->started << ", stopped " << report.closed->where()
+                      << ", started " << report.closed->started << ", stopped " << where(*report.closed)
                       << ") is closed.\n";
         }
         for (const auto& warning : report.warnings) {
@@ -44,7 +44,7 @@ std::function<int()> setup_rollback(CLI::App& sub, const CommonOptions& common) 
                   << report.snapshot_id << ", taken " << report.created << "); the tree was re-checked against it.\n";
         if (!report.replaced_id.empty()) {
             std::cout << "the replaced tree is kept as generation " << report.replaced_generation << "; to undo: "
-                      << txn::command_for("rollback", options.venv, options.state_dir,
+                      << command_for("rollback", options.venv, options.state_dir,
                                           {"--to", std::to_string(report.replaced_generation)})
                       << "\n";
         }

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/recovery.hpp"
 #include "cli/render.hpp"
 #include "txn/status.hpp"
 
@@ -45,7 +46,7 @@ void print_open(std::ostream& out, const txn::StatusReport& r, const std::filesy
     out << "  manifest:  " << open.manifest << "\n"
         << "  pid:       " << open.pid << (open.host.empty() ? "" : " on " + open.host) << "\n"
         << "  started:   " << open.started << "\n"
-        << "  stopped:   " << open.where() << (open.why.empty() ? "" : " (" + open.why + ")") << "\n"
+        << "  stopped:   " << where(open) << (open.why.empty() ? "" : " (" + open.why + ")") << "\n"
         << "  mode:      " << (open.blue_green ? "blue-green (the steps ran in a clone beside the venv)" : "in place")
         << "\n"
         << "  snapshot:  "
@@ -55,7 +56,7 @@ void print_open(std::ostream& out, const txn::StatusReport& r, const std::filesy
         out << "  venv:      " << r.venv_state << "\n";
     }
     if (r.interrupted()) {
-        out << "  to recover: " << txn::recovery_hint(open, state_dir) << " (journal: " << txn::journal_path(state_dir).string()
+        out << "  to recover: " << recovery_hint(open, state_dir) << " (journal: " << txn::journal_path(state_dir).string()
             << ")\n";
     }
 }

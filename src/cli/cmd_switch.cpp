@@ -5,7 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
-#include "txn/journal.hpp"
+#include "cli/recovery.hpp"
 #include "txn/switch.hpp"
 
 namespace stackup::cli {
@@ -26,7 +26,7 @@ std::function<int()> setup_switch(CLI::App& sub, const CommonOptions& common) {
         if (common.verbosity != Verbosity::quiet) {
             std::cout << "switched: " << options.venv.string() << " is generation " << r.generation << " ("
                       << r.generation_id << ", staged from " << r.manifest << "), exchanged in one rename.\n"
-                      << "to undo: " << txn::command_for("rollback", options.venv, options.state_dir) << "\n";
+                      << "to undo: " << command_for("rollback", options.venv, options.state_dir) << "\n";
         }
         print_needs_restart(std::cerr, r.running, common.paint);
         return 0;

@@ -6,6 +6,7 @@
 
 #include "base/lock.hpp"
 #include "base/url.hpp"
+#include "cli/recovery.hpp"
 #include "cli/json_parts.hpp"
 #include "cli/render.hpp"
 
@@ -38,7 +39,7 @@ Json open_json(const txn::OpenTransaction& open) {
             {"pid", open.pid},             {"host", open.host},
             {"started", open.started},     {"snapshot", or_null(open.snapshot_id)},
             {"step", open.step},           {"step_name", or_null(open.step_name)},
-            {"where", open.where()},       {"touched", open.touched()},
+            {"where", where(open)},        {"touched", open.touched()},
             {"mode", open.blue_green ? "blue-green" : "in-place"},
             {"switching", open.switching}, {"generation", or_null(open.generation)}};
 }
@@ -119,7 +120,7 @@ Json error_json(ExitCode code, const std::string& message) {
 }
 
 Json error_json(const Error& error) {
-    Json j = error_json(error.code(), error.describe());
+    Json j = error_json(error.code(), message_of(error));
     if (const auto& where = error.where()) {
         j["file"] = where->file;
         j["line"] = where->line;
@@ -231,7 +232,7 @@ void add_status(Document& doc, const txn::StatusReport& r, const std::filesystem
                                      {"manifest", r.staged->manifest}, {"created", r.staged->created}}
                               : Json(nullptr);
     if (r.interrupted()) {
-        doc.add_error(error_json(ExitCode::interrupted, txn::describe_interrupted(*r.open, state_dir)));
+        doc.add_error(error_json(ExitCode::interrupted, describe_interrupted(*r.open, state_dir)));
     }
 }
 

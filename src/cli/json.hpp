@@ -53,7 +53,8 @@ private:
     Json errors_ = Json::array();
 };
 
-// {code, message} plus file/line/column when the error has a location.
+// {code, message} plus file/line/column when the error has a location; the message is
+// message_of(error) (cli/recovery.hpp).
 Json error_json(const Error& error);
 // What every process using the venv is (pid, command, user, started, unit, how, path).
 Json running_json(const std::vector<venv::ProcessUse>& running);

@@ -118,7 +118,7 @@ TEST_SUITE("cli") {
 
     TEST_CASE("the status document after a rollback: the last transaction and the snapshot restored to") {
         txn::StatusReport report;
-        report.last = txn::LastApply{"2026-12-03T18:00:00Z", "/m.yaml", "rolled back",
+        report.last = txn::LastTransaction{"2026-12-03T18:00:00Z", "/m.yaml", "rolled back",
                                      "stackup rollback: restored snapshot S", "S", "rollback"};
         cli::Document doc;
         doc.set_command("status");

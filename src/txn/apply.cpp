@@ -93,7 +93,7 @@ void resolve_earlier(snapshot::Store& store, const Options& options, ApplyReport
         return;
     }
     if (!open->blue_green) {
-        throw Error(ExitCode::interrupted, describe_interrupted(*open, options.state_dir));
+        throw InterruptedError(*open, options.state_dir);
     }
     report.recovered.push_back(resolve_blue_green(store, options.state_dir, options.venv, *open));
     base::log::warn(report.recovered.back());
@@ -159,7 +159,7 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
     if (report.mode == Mode::in_place && !options.stage) {
         // In place, the steps change the files under the processes: named before anything is.
         auto scan = require_unused(options, "not applied in place (" + report.mode_reason + "), nothing was touched",
-                                   command_for("apply", options.venv, options.state_dir, {m.source.string()}));
+                                   NextCommand::Verb::apply, {m.source.string()});
         report.running = std::move(scan.using_venv);
         report.running_unreadable = scan.unreadable;
     }

@@ -51,7 +51,7 @@ public:
         if (options_.stage || report_.blocked) {
             record_staged(options_.state_dir, {generation_.id, base_.id, m_.source.string(), generation_.created});
             report_.staged = true;
-            note(journal_, RecordKind::staged,
+            note(journal_, Ending::staged,
                  "generation " + generation_.id + " staged" +
                      (report_.blocked ? " (" + std::to_string(report_.running.size()) + " process(es) use the venv)"
                                       : std::string()) +
@@ -247,8 +247,7 @@ private:
             base::log::warn(std::string("cannot sync the next generation before the switch: ") + e.what());
         }
         laps_.lap("sync");
-        const Record switching = switching_record(generation_.id, report_.clone, options_.venv);
-        journal_.append(switching);
+        journal_.append(switching_record(generation_.id, report_.clone, options_.venv));
         observer_.switching(options_.venv);
         base::failpoint("before-switch");
         try {
@@ -260,7 +259,7 @@ private:
         }
         report_.switched = true;
         base::failpoint("after-switch");
-        note(journal_, RecordKind::committed, "");
+        note(journal_, Ending::committed, "");
         laps_.lap("switch");
     }
 
@@ -282,7 +281,7 @@ private:
         } catch (const std::exception& e) {
             base::log::debug("the discarded clone stays as it is until the next prepare: " + std::string(e.what()));
         }
-        note(journal_, RecordKind::discarded,
+        note(journal_, Ending::discarded,
              report_.failure + (report_.live_drift.empty()
                                     ? "; nothing was changed in " + options_.venv.string()
                                     : "; the live venv changed during the build: " + report_.live_drift.front()));

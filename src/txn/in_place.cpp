@@ -13,7 +13,7 @@ namespace {
 void roll_back(snapshot::Store& store, const Options& options, Observer& observer, Journal& journal,
                ApplyReport& report) {
     observer.rolling_back(report.snapshot_id, report.failure);
-    note(journal, RecordKind::rolling_back, report.failure);
+    note(journal, record::RollingBack{report.failure});
     try {
         auto restored = store.restore(report.snapshot_id, options.venv);
         report.rolled_back = true;
@@ -21,10 +21,10 @@ void roll_back(snapshot::Store& store, const Options& options, Observer& observe
     } catch (const std::exception& e) {
         report.rollback_error = e.what();
         // The journal stays open: the next run refuses, and `stackup rollback` retries.
-        note(journal, RecordKind::rollback_failed, report.rollback_error);
+        note(journal, record::RollbackFailed{report.rollback_error});
         return;
     }
-    note(journal, RecordKind::rolled_back, report.failure);
+    note(journal, Ending::rolled_back, report.failure);
 }
 
 // Builds the snapshot's ready tree (Store::prepare) on a thread of its own
@@ -89,7 +89,7 @@ void apply_in_place(const manifest::Manifest& m, const Options& options, Observe
         roll_back(store, options, observer, journal, report);
         return;
     }
-    note(journal, RecordKind::committed, "");
+    note(journal, Ending::committed, "");
     report.snapshot_damage = damage_after_apply(store, snap);
     if (snap.strategy != snapshot::Strategy::hardlink) {
         return;  // a second copy of the venv only for its history would double the apply's cost

@@ -1,87 +1,36 @@
 #pragma once
-// The durable journal of one apply: <state>/journal, JSON lines, each state
-// change appended and fsynced, so that a run killed at any point (kill -9,
-// power loss) leaves a record of where it was.
+// The durable journal of one apply: <state>/journal, JSON lines, each state change appended and
+// fsynced, so that a run killed at any point (kill -9, power loss) leaves a record of where it
+// was. The records, one struct per kind, and their format are in journal_format.hpp.
 //
-// States of a run, one record each (the first also carries "version"):
-//   started{manifest, venv, pid, host, mode}  lock held, preflight passed, nothing touched yet
-//   snapshot_taken{id}                   the generation the run starts from (in place: from here
-//                                        on the venv may differ from it)
-//   step_running{n, name}                step n (1-based) is installing (blue/green: into the clone)
-//   step_verified{n}                     step n installed and every expectation so far holds
-//   switching{generation, clone, live}   blue/green: the clone is verified and recorded as
-//                                        generation `generation`; the exchange of the clone (root
-//                                        inode `clone`) with the venv (root inode `live`) may have
-//                                        happened: the venv's root inode tells which tree it holds
-//   rolling_back{why}                    the restore of the snapshot has begun
-//   committed | rolled_back | discarded | staged   terminal: the run ended normally (discarded:
-//                                        blue/green failed, the venv was never changed; staged:
-//                                        built and verified, waiting for `stackup switch`)
-//   rollback_failed{why}                 NOT terminal: the venv needs `stackup rollback`
-// A journal whose last record is not terminal is an interrupted transaction.
-// A run that ends normally writes <state>/last-apply.json and removes the
-// journal, so the next run starts clean.
+// A journal whose last record is not terminal is an interrupted transaction. A run that ends
+// normally writes <state>/last-transaction.json and removes the journal, so the next run
+// starts clean.
 //
-// A journal holding `started` but no `snapshot_taken` means the run died
-// before it touched the venv: it is still reported as interrupted, and
-// `stackup rollback` resolves it by closing it (there is nothing to restore).
+// A journal holding `started` but no `snapshot_taken` means the run died before it touched the
+// venv: it is still reported as interrupted, and a rollback resolves it by closing it (there is
+// nothing to restore).
 
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "base/fs.hpp"
+#include "txn/journal_format.hpp"
 
 namespace stackup::txn {
 
-inline constexpr int kJournalVersion = 1;
-
-enum class RecordKind {
-    started,
-    snapshot_taken,
-    step_running,
-    step_verified,
-    rolling_back,
-    committed,
-    rolled_back,
-    rollback_failed,
-    switching,
-    discarded,
-    staged,
+// What an interrupted run needs, judged from its journal alone (the venv's root inode may say
+// more: recover.hpp).
+enum class Recovery {
+    close_untouched,    // in place, died before its snapshot: the venv was not touched; close the journal
+    restore_snapshot,   // in place, died after its snapshot: restore it
+    before_switch,      // blue/green, died before its switch: nothing was changed; the next apply cleans up
+    while_switching,    // blue/green, reached the exchange: the venv is wholly old or wholly new
 };
-
-std::string_view to_string(RecordKind kind);
-std::optional<RecordKind> record_kind_from_string(std::string_view text);
-bool is_terminal(RecordKind kind);
-
-struct Record {
-    RecordKind kind = RecordKind::started;
-    std::string time;          // ISO-8601 UTC, set by the writer
-    std::string manifest;      // started
-    std::string venv;          // started
-    long pid = 0;              // started
-    std::string host;          // started
-    std::string snapshot_id;   // snapshot_taken
-    std::size_t step = 0;      // step_running, step_verified (1-based)
-    std::string name;          // step_running
-    std::string why;           // rolling_back, rollback_failed, rolled_back (optional)
-    std::string mode;          // started: "blue-green" or "in-place" ("" in journals written before: in place)
-    std::string generation;    // switching: the id of the generation being switched in
-    std::uint64_t clone_inode = 0;  // switching: the root inode of the clone
-    std::uint64_t live_inode = 0;   // switching: the root inode of the venv before the switch
-    friend bool operator==(const Record&, const Record&) = default;
-};
-
-// One journal line, newline included; `with_version` for the first record.
-std::string record_to_line(const Record& record, bool with_version);
-// Every complete record of a journal's text. A torn last line (no newline, or
-// not JSON) is dropped; a bad line before it, or a version other than ours,
-// throws std::runtime_error naming `source`.
-[[nodiscard]] std::vector<Record> parse_journal(std::string_view text, const std::string& source);
 
 // What a journal that did not end says about its run.
 struct OpenTransaction {
@@ -105,60 +54,39 @@ struct OpenTransaction {
     // Whether the venv may differ from the run's snapshot: in place once the snapshot
     // exists; blue/green only once it reached the exchange.
     bool touched() const { return blue_green ? switching : !snapshot_id.empty(); }
-    // "step 2 (sgl-kernel) running", "rolling back", ...
-    std::string where() const;
+    Recovery recovery() const {
+        if (blue_green) {
+            return switching ? Recovery::while_switching : Recovery::before_switch;
+        }
+        return touched() ? Recovery::restore_snapshot : Recovery::close_untouched;
+    }
 };
 
-// nullopt when the records end with a terminal one (or there are none).
+// The records folded into the state of their run; nullopt when they end with a terminal one
+// (or there are none).
 [[nodiscard]] std::optional<OpenTransaction> open_transaction_of(const std::vector<Record>& records);
 
-// Why a new run cannot start: names the manifest, the step, the snapshot, the
-// pid and start time, and how to recover.
-std::string describe_interrupted(const OpenTransaction& open, const std::filesystem::path& state_dir);
-// "run `stackup rollback --venv V` to restore snapshot X, or `stackup status --venv V`" (or to
-// close an untouched run); --state-dir is added when `state_dir` is not the venv's default one.
-std::string recovery_hint(const OpenTransaction& open, const std::filesystem::path& state_dir);
-// `stackup VERB --venv V [--state-dir ROOT] MORE...`, quoted to paste into a shell; --state-dir
-// only when `state_dir` (this venv's own folder) is not under the venv's default root.
-std::string command_for(const std::string& verb, const std::filesystem::path& venv,
-                        const std::filesystem::path& state_dir, const std::vector<std::string>& more = {});
-
 std::filesystem::path journal_path(const std::filesystem::path& state_dir);
-std::filesystem::path last_apply_path(const std::filesystem::path& state_dir);
+std::filesystem::path last_transaction_path(const std::filesystem::path& state_dir);
+std::filesystem::path staged_path(const std::filesystem::path& state_dir);
 
 // The run a journal in `state_dir` says was interrupted; nullopt when there is
 // no journal or it ended. Throws Error(interrupted) for an unreadable journal.
 [[nodiscard]] std::optional<OpenTransaction> open_transaction(const std::filesystem::path& state_dir);
 
-// How the last transaction that ended normally ended (<state>/last-apply.json,
-// format 1): an apply (committed or rolled back) or a `stackup rollback`.
-struct LastApply {
-    std::string when;
-    std::string manifest;
-    std::string result;        // "committed", "rolled back", "failed, nothing changed", "staged"
-    std::string detail;        // why it rolled back, or who closed it
-    std::string snapshot_id;   // the apply's snapshot, or the one a rollback restored
-    std::string command = "apply";  // "apply" or "rollback" (files written before it was recorded: apply)
-    friend bool operator==(const LastApply&, const LastApply&) = default;
-};
-
-[[nodiscard]] std::optional<LastApply> last_apply(const std::filesystem::path& state_dir);
-// Records `last` as the last transaction (whole file, atomically).
-void record_last(const std::filesystem::path& state_dir, const LastApply& last);
-
-// A generation `apply --stage` built and verified, waiting for `stackup switch`
-// (<state>/staged.json, format 1). Its tree is the ready folder of its base.
-struct StagedGeneration {
-    std::string generation_id;  // the staged generation
-    std::string base_id;        // the generation the venv was when it was built: switch refuses any other
-    std::string manifest;
-    std::string created;
-    friend bool operator==(const StagedGeneration&, const StagedGeneration&) = default;
-};
+// <state>/last-transaction.json, else the last-apply.json an earlier release wrote; nullopt
+// when neither exists. Throws std::runtime_error naming the file it cannot read.
+[[nodiscard]] std::optional<LastTransaction> last_transaction(const std::filesystem::path& state_dir);
+// Records `last` as the last transaction (whole file, atomically; an earlier release's
+// last-apply.json, now outdated, is removed).
+void record_last(const std::filesystem::path& state_dir, const LastTransaction& last);
 
 [[nodiscard]] std::optional<StagedGeneration> staged_generation(const std::filesystem::path& state_dir);
 void record_staged(const std::filesystem::path& state_dir, const StagedGeneration& staged);
 void clear_staged(const std::filesystem::path& state_dir);
+
+// How a run ended normally: the journal's terminal record and the last transaction's result.
+enum class Ending { committed, rolled_back, discarded, staged };
 
 // The writer. Not copyable; one per run, under the venv lock.
 class Journal {
@@ -170,9 +98,11 @@ public:
     // Reopens an existing journal to append to it (rollback closing an interrupted run).
     [[nodiscard]] static Journal reopen(const std::filesystem::path& state_dir);
 
-    void append(Record record);
-    // Appends the terminal record, writes last-apply.json atomically, removes the journal.
-    void close(RecordKind terminal, const std::string& why);
+    // Stamps the time and appends.
+    void append(RecordData data);
+    // Appends the terminal record, writes last-transaction.json atomically (`why` is its
+    // detail), removes the journal.
+    void close(Ending ending, const std::string& why);
     // Removes the journal without a record: the run ended before it touched anything.
     void discard();
 

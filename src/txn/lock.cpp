@@ -2,6 +2,7 @@
 
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "txn/advice.hpp"
 
 namespace stackup::txn {
 
@@ -16,19 +17,22 @@ std::string pid_list(const std::vector<long>& pids) {
 }
 
 // Why the lock cannot be taken: a live holder, or a dead one whose children still hold it.
-std::string locked_message(const std::filesystem::path& path) {
+[[noreturn]] void refuse_locked(const std::filesystem::path& path) {
     std::string line = base::FileLock::holder(path);
     auto holder = base::parse_holder(line);
     if (!holder || base::liveness_of(*holder) != base::Liveness::not_running) {
-        return "the venv is locked by another stackup run: " + (line.empty() ? std::string("holder unknown") : line) +
-               " (" + path.string() + ")";
+        throw Error(ExitCode::locked, "the venv is locked by another stackup run: " +
+                                          (line.empty() ? std::string("holder unknown") : line) + " (" +
+                                          path.string() + ")");
     }
     auto pids = base::FileLock::processes_with_open(path);
-    return "the venv is locked (" + path.string() + "): its holder " + describe_holder(line) +
-           ", but a process it started still holds the lock" +
-           (pids.empty() ? std::string() : " (pid " + pid_list(pids) + ")") +
-           ": an installer that outlived its stackup may still be writing the venv; wait for it to end (or kill "
-           "it), then run `stackup status`";
+    throw AdvisedError(ExitCode::locked,
+                       "the venv is locked (" + path.string() + "): its holder " + describe_holder(line) +
+                           ", but a process it started still holds the lock" +
+                           (pids.empty() ? std::string() : " (pid " + pid_list(pids) + ")") +
+                           ": an installer that outlived its stackup may still be writing the venv; wait for it "
+                           "to end (or kill it)",
+                       Advice::orphan_holds_lock);
 }
 
 }  // namespace
@@ -52,7 +56,7 @@ VenvLock acquire_lock(const std::filesystem::path& state_dir, const std::string&
     auto path = state_dir / "lock";
     auto lock = base::FileLock::try_acquire(path, command);
     if (!lock) {
-        throw Error(ExitCode::locked, locked_message(path));
+        refuse_locked(path);
     }
     if (const auto& stale = lock->stale_holder()) {
         bool dead = base::liveness_of(*stale) == base::Liveness::not_running;

@@ -15,33 +15,27 @@ namespace {
 void run_steps(StepRunner& run, Journal& journal, const manifest::Manifest& m, venv::Facts& facts,
                ApplyReport& report) {
     for (std::size_t i = 0; i < m.steps.size(); ++i) {
-        Record running;
-        running.kind = RecordKind::step_running;
-        running.step = i + 1;
-        running.name = m.steps[i].name;
-        journal.append(running);
+        journal.append(record::StepRunning{i + 1, m.steps[i].name});
         if (!run.step(i, facts, report)) {
             return;
         }
-        Record verified;
-        verified.kind = RecordKind::step_verified;
-        verified.step = i + 1;
-        journal.append(verified);
+        journal.append(record::StepVerified{i + 1});
     }
 }
 
 }  // namespace
 
-void note(Journal& journal, RecordKind kind, const std::string& why) {
+void note(Journal& journal, RecordData record) {
     try {
-        Record r;
-        r.kind = kind;
-        r.why = why;
-        if (is_terminal(kind)) {
-            journal.close(kind, why);
-        } else {
-            journal.append(r);
-        }
+        journal.append(std::move(record));
+    } catch (const std::exception& e) {
+        base::log::warn(std::string("cannot write the journal: ") + e.what());
+    }
+}
+
+void note(Journal& journal, Ending ending, const std::string& why) {
+    try {
+        journal.close(ending, why);
     } catch (const std::exception& e) {
         base::log::warn(std::string("cannot write the journal: ") + e.what());
     }
@@ -63,10 +57,7 @@ void run_all(const manifest::Manifest& m, const Options& options, Observer& obse
 }
 
 void record_taken(Journal& journal, const std::string& id) {
-    Record taken;
-    taken.kind = RecordKind::snapshot_taken;
-    taken.snapshot_id = id;
-    journal.append(taken);
+    journal.append(record::SnapshotTaken{id});
 }
 
 snapshot::SnapshotInfo take_snapshot(snapshot::Store& store, const manifest::Manifest& m, const Options& options,

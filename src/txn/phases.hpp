@@ -17,7 +17,8 @@ namespace stackup::txn::detail {
 
 // Appends a record, or closes the journal with a terminal one. Writes after the venv changed
 // are best effort: a failing disk must not stop the restore.
-void note(Journal& journal, RecordKind kind, const std::string& why);
+void note(Journal& journal, RecordData record);
+void note(Journal& journal, Ending ending, const std::string& why);
 
 // Runs every step and then the checks against the tree in `options.venv`, each step between a
 // step_running and a step_verified record, stopping at the first failure; whatever throws

@@ -18,14 +18,9 @@ bool switched_in(const OpenTransaction& open, const std::filesystem::path& venv)
     return open.switching && root != 0 && root == open.clone_inode;
 }
 
-Record switching_record(const std::string& generation, const std::filesystem::path& clone,
-                        const std::filesystem::path& venv) {
-    Record r;
-    r.kind = RecordKind::switching;
-    r.generation = generation;
-    r.clone_inode = root_inode(clone);
-    r.live_inode = root_inode(venv);
-    return r;
+record::Switching switching_record(const std::string& generation, const std::filesystem::path& clone,
+                                   const std::filesystem::path& venv) {
+    return {generation, root_inode(clone), root_inode(venv)};
 }
 
 std::optional<std::string> discard_staged(snapshot::Store& store, const std::filesystem::path& state_dir,
@@ -62,7 +57,7 @@ std::string resolve_blue_green(snapshot::Store& store, const std::filesystem::pa
     const std::string who = "an earlier apply of " + open.manifest + " (pid " + std::to_string(open.pid) + ")";
     auto journal = Journal::reopen(state_dir);
     if (switched_in(open, venv)) {
-        journal.close(RecordKind::committed, "completed by a later run: generation " + open.generation +
+        journal.close(Ending::committed, "completed by a later run: generation " + open.generation +
                                                  " had been switched in before the run died");
         return who + " died right after its switch: " + venv.string() + " is its verified generation " +
                open.generation + "; its journal is closed as committed";
@@ -73,7 +68,7 @@ std::string resolve_blue_green(snapshot::Store& store, const std::filesystem::pa
         } catch (const std::exception&) {
         }
     }
-    journal.close(RecordKind::discarded, "closed by a later run: the run died before its switch; nothing was changed");
+    journal.close(Ending::discarded, "closed by a later run: the run died before its switch; nothing was changed");
     std::string left;
     try {
         for (const auto& id : store.cleanup_incomplete()) {

@@ -8,10 +8,26 @@
 #include <optional>
 #include <string>
 
+#include "base/error.hpp"
 #include "snapshot/store.hpp"
 #include "txn/journal.hpp"
 
 namespace stackup::txn {
+
+// An earlier run's journal is open and stops this one (exit 7). It carries the facts; the CLI
+// says how to recover (what() names only the journal).
+class InterruptedError : public Error {
+public:
+    InterruptedError(OpenTransaction open, const std::filesystem::path& state_dir)
+        : Error(ExitCode::interrupted, "an interrupted transaction is open in " + journal_path(state_dir).string()),
+          open_(std::move(open)), state_dir_(state_dir) {}
+    const OpenTransaction& open() const { return open_; }
+    const std::filesystem::path& state_dir() const { return state_dir_; }
+
+private:
+    OpenTransaction open_;
+    std::filesystem::path state_dir_;
+};
 
 // Whether the interrupted blue/green run `open` had switched its generation in:
 // the venv's root directory is the clone it recorded. Looks, changes nothing.
@@ -29,7 +45,7 @@ std::string resolve_blue_green(snapshot::Store& store, const std::filesystem::pa
 
 // The journal's `switching` record for exchanging `clone` (to be recorded as `generation`)
 // with `venv`: both root inodes, which switched_in() compares later.
-[[nodiscard]] Record switching_record(const std::string& generation, const std::filesystem::path& clone,
+[[nodiscard]] record::Switching switching_record(const std::string& generation, const std::filesystem::path& clone,
                                       const std::filesystem::path& venv);
 
 // Removes the generation `apply --stage` left (it was built from the venv as it is now, which

@@ -6,6 +6,7 @@
 #include "base/log.hpp"
 #include "base/system.hpp"
 #include "base/text.hpp"
+#include "txn/advice.hpp"
 #include "txn/journal.hpp"
 #include "txn/lock.hpp"
 #include "txn/recover.hpp"
@@ -36,8 +37,8 @@ snapshot::SnapshotInfo find_target(const snapshot::Store& store, const Options& 
         target = find_generation(store, *id);
         if (!target) {
             // A mistake, not a failed restore: nothing was touched.
-            throw Error(ExitCode::usage, "no generation or snapshot '" + *id + "' in " + options.state_dir.string() +
-                                             " (`stackup history` shows them); nothing was touched");
+            throw AdvisedError(ExitCode::usage, "no generation or snapshot '" + *id + "' in " + options.state_dir.string(),
+                               Advice::no_such_generation, "; nothing was touched");
         }
     } else if (live && !live->parent.empty()) {
         target = store.find(live->parent);  // the one the live generation was built from
@@ -83,7 +84,7 @@ std::vector<std::string> restore(const snapshot::Store& store, const snapshot::S
 // Closes an interrupted run that died before its snapshot: nothing to restore.
 RollbackReport close_untouched(snapshot::Store& store, const Options& options, const OpenTransaction& open) {
     auto journal = Journal::reopen(options.state_dir);
-    journal.close(RecordKind::rolled_back, "closed by stackup rollback: the run died before its snapshot");
+    journal.close(Ending::rolled_back, "closed by stackup rollback: the run died before its snapshot");
     RollbackReport report;
     report.closed = open;
     for (const auto& id : store.cleanup_incomplete()) {
@@ -118,26 +119,73 @@ std::optional<snapshot::SnapshotInfo> generation_of_live(snapshot::Store& store,
     }
 }
 
-}  // namespace
-
-RollbackReport rollback(const Options& options, const std::optional<std::string>& id) {
-    auto lock = acquire_lock(options.state_dir, "rollback");
-    snapshot::Store store(options.state_dir);
-    auto open = open_transaction(options.state_dir);
-    if (open && open->blue_green && !switched_in(*open, options.venv) && !id) {
+// An interrupted run that never changed the venv (and no generation asked for): only its journal
+// is closed, whatever the run left beside the venv removed.
+std::optional<RollbackReport> close_unchanged(snapshot::Store& store, const Options& options,
+                                              const std::optional<OpenTransaction>& open,
+                                              const std::optional<std::string>& id) {
+    if (!open || id) {
+        return std::nullopt;
+    }
+    if (open->blue_green && !switched_in(*open, options.venv)) {
         RollbackReport report;
         report.closed = open;
         report.warnings.push_back(resolve_blue_green(store, options.state_dir, options.venv, *open));
         report.nothing_changed = true;
         return report;
     }
-    if (open && !open->blue_green && !open->touched() && !id) {
+    if (!open->blue_green && !open->touched()) {
         return close_untouched(store, options, *open);
     }
+    return std::nullopt;
+}
+
+// restore(); a failure is recorded in an interrupted run's journal (which stays open) and rethrown.
+std::vector<std::string> restore_journaled(const snapshot::Store& store, const snapshot::SnapshotInfo& target,
+                                           const Options& options, const std::string& keep_as, bool open) {
+    try {
+        return restore(store, target, options, keep_as);
+    } catch (const Error& e) {
+        if (open) {
+            try {
+                Journal::reopen(options.state_dir).append(record::RollbackFailed{e.what()});
+            } catch (const std::exception&) {  // the restore's error is the one to report
+            }
+        }
+        throw;
+    }
+}
+
+// Closes an interrupted run's journal and records the rollback as the last transaction.
+void record_rollback(const Options& options, const std::optional<std::string>& id,
+                     const snapshot::SnapshotInfo& target, const std::optional<OpenTransaction>& open,
+                     RollbackReport& report) {
+    std::string detail = "stackup rollback" + (id ? " --to " + *id : std::string()) + ": restored snapshot " +
+                         target.id + " (taken " + target.created + ")";
+    if (open) {
+        Journal::reopen(options.state_dir).close(Ending::rolled_back, "closed by stackup rollback to snapshot " + target.id);
+        detail += "; closed the interrupted apply of " + open->manifest;
+    }
+    // Best effort: the venv is restored; a status that cannot say so must not turn that into a failure.
+    try {
+        record_last(options.state_dir, {base::utc_now(), target.manifest, "rolled back", detail, target.id, "rollback"});
+    } catch (const std::exception& e) {
+        report.warnings.push_back(std::string("cannot record the rollback for `stackup status`: ") + e.what());
+    }
+}
+
+}  // namespace
+
+RollbackReport rollback(const Options& options, const std::optional<std::string>& id) {
+    auto lock = acquire_lock(options.state_dir, "rollback");
+    snapshot::Store store(options.state_dir);
+    auto open = open_transaction(options.state_dir);
+    if (auto closed = close_unchanged(store, options, open, id)) {
+        return *closed;
+    }
     RollbackReport report;
-    report.running = require_unused(options, "not rolled back, nothing was touched",
-                                    command_for("rollback", options.venv, options.state_dir,
-                                                id ? std::vector<std::string>{"--to", *id} : std::vector<std::string>{}))
+    report.running = require_unused(options, "not rolled back, nothing was touched", NextCommand::Verb::rollback,
+                                    id ? std::vector<std::string>{"--to", *id} : std::vector<std::string>{})
                          .using_venv;
     if (auto discarded = discard_staged(store, options.state_dir, "it was built from the venv this rollback replaces")) {
         report.warnings.push_back(*discarded);
@@ -155,35 +203,9 @@ RollbackReport rollback(const Options& options, const std::optional<std::string>
         throw Error(ExitCode::usage, "generation " + std::to_string(target.generation) + " (" + target.id +
                                          ") is the venv already; nothing was touched");
     }
-    const std::string keep_as = live ? live->id : "";
-    try {
-        auto warnings = restore(store, target, options, keep_as);
-        report.warnings.insert(report.warnings.end(), warnings.begin(), warnings.end());
-    } catch (const Error& e) {
-        if (open) {
-            try {
-                Record failed;
-                failed.kind = RecordKind::rollback_failed;
-                failed.why = e.what();
-                Journal::reopen(options.state_dir).append(failed);
-            } catch (const std::exception&) {  // the restore's error is the one to report
-            }
-        }
-        throw;
-    }
-    std::string detail = "stackup rollback" + (id ? " --to " + *id : std::string()) + ": restored snapshot " +
-                         target.id + " (taken " + target.created + ")";
-    if (open) {
-        Journal::reopen(options.state_dir).close(RecordKind::rolled_back,
-                                                 "closed by stackup rollback to snapshot " + target.id);
-        detail += "; closed the interrupted apply of " + open->manifest;
-    }
-    // Best effort: the venv is restored; a status that cannot say so must not turn that into a failure.
-    try {
-        record_last(options.state_dir, {base::utc_now(), target.manifest, "rolled back", detail, target.id, "rollback"});
-    } catch (const std::exception& e) {
-        report.warnings.push_back(std::string("cannot record the rollback for `stackup status`: ") + e.what());
-    }
+    auto warnings = restore_journaled(store, target, options, live ? live->id : "", open.has_value());
+    report.warnings.insert(report.warnings.end(), warnings.begin(), warnings.end());
+    record_rollback(options, id, target, open, report);
     report.snapshot_id = target.id;
     report.snapshot_path = target.dir;
     report.created = target.created;

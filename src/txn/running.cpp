@@ -1,12 +1,10 @@
 #include "txn/running.hpp"
 
-#include <algorithm>
 #include <chrono>
 #include <thread>
 
 #include "base/error.hpp"
 #include "base/interrupt.hpp"
-#include "txn/journal.hpp"
 
 namespace stackup::txn {
 
@@ -22,32 +20,11 @@ venv::ProcessScan processes_at_switch(const Options& options) {
     }
 }
 
-std::string describe_running(const venv::ProcessScan& scan, const Options& options, const std::string& then) {
-    std::string out = std::to_string(scan.using_venv.size()) + " process(es) use " + options.venv.string() + ":";
-    std::vector<std::string> units;
-    for (const auto& p : scan.using_venv) {
-        out += "\n    " + venv::describe(p);
-        if (!p.unit.empty() && std::find(units.begin(), units.end(), p.unit) == units.end()) {
-            units.push_back(p.unit);
-        }
-    }
-    if (scan.unreadable > 0) {
-        out += "\n    (and " + std::to_string(scan.unreadable) + " process(es) could not be read: another user's, or protected)";
-    }
-    out += "\n  a switch under them would mix the old code they loaded with the new files they load next;";
-    for (const auto& u : units) {
-        out += "\n  for " + u + ": systemctl stop " + u + " && " + then + " --wait-running 60 && systemctl start " + u;
-    }
-    out += "\n  else stop them and run: " + then +
-           "\n  (--wait-running SECONDS waits for them to end; --switch-running switches anyway, naming them for a restart)";
-    return out;
-}
-
-venv::ProcessScan require_unused(const Options& options, const std::string& what, const std::string& again) {
+venv::ProcessScan require_unused(const Options& options, const std::string& what, NextCommand::Verb verb,
+                                 std::vector<std::string> args) {
     auto scan = processes_at_switch(options);
     if (!scan.using_venv.empty() && !options.switch_running) {
-        auto message = what + ": " + describe_running(scan, options, again);
-        throw RunningError(std::move(message), std::move(scan));
+        throw RunningError(what, std::move(scan), {verb, options.venv, options.state_dir, std::move(args)});
     }
     return scan;
 }

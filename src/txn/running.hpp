@@ -19,26 +19,34 @@ namespace stackup::txn {
 // SIGINT/SIGTERM/SIGHUP ends the wait). A switch_running run does not wait.
 venv::ProcessScan processes_at_switch(const Options& options);
 
-// One line per process (PID, command, user, unit, since, how), and what to do: for a unit's,
-// `systemctl stop UNIT && THEN --wait-running 60 && systemctl start UNIT`; else stop them and
-// run `then` (the command that would switch: `stackup switch ...`, `stackup rollback ...`).
-std::string describe_running(const venv::ProcessScan& scan, const Options& options, const std::string& then);
+// The stackup command that does what a refusal did not, as facts: the CLI spells it out.
+struct NextCommand {
+    enum class Verb { apply, switch_staged, rollback };
+    Verb verb = Verb::apply;
+    std::filesystem::path venv;
+    std::filesystem::path state_dir;
+    std::vector<std::string> args;  // after the options: the manifest, `--to ID`
+};
 
-// What keeps a switch from happening under running processes: exit 8, the processes named in
-// the message and kept for --json.
+// What keeps a switch from happening under running processes: exit 8. what() says what did not
+// happen; the processes are kept for the message and --json, with the command to run once they stop.
 class RunningError : public Error {
 public:
-    RunningError(std::string message, venv::ProcessScan scan)
-        : Error(ExitCode::running, std::move(message)), scan_(std::move(scan)) {}
+    RunningError(std::string what, venv::ProcessScan scan, NextCommand again)
+        : Error(ExitCode::running, std::move(what)), scan_(std::move(scan)), again_(std::move(again)) {}
     const venv::ProcessScan& scan() const { return scan_; }
+    const NextCommand& again() const { return again_; }
 
 private:
     venv::ProcessScan scan_;
+    NextCommand again_;
 };
 
-// Throws RunningError (`what`: what did not happen; `again`: the command to run once they stop) naming them when processes use the venv and the run may not
-// switch under them; returns the scan (what switch_running goes on with).
-venv::ProcessScan require_unused(const Options& options, const std::string& what, const std::string& again);
+// Throws RunningError (`what`: what did not happen; `verb` and `args`: the command that would do
+// it once they stop) when processes use the venv and the run may not switch under them; returns
+// the scan (what switch_running goes on with).
+venv::ProcessScan require_unused(const Options& options, const std::string& what, NextCommand::Verb verb,
+                                 std::vector<std::string> args = {});
 
 // A process still running the code of a generation that is no longer live (needrestart's
 // question): after an exchange, the files a process had mapped or open live on under the old

@@ -4,6 +4,7 @@
 
 #include "base/error.hpp"
 #include "manifest/environment.hpp"
+#include "txn/advice.hpp"
 #include "txn/journal.hpp"
 #include "txn/lock.hpp"
 #include "txn/retention.hpp"
@@ -21,8 +22,9 @@ std::string needed_snapshot(const Options& options) {
 snapshot::SnapshotInfo find_own(const snapshot::Store& store, const Options& options, const std::string& id) {
     auto info = store.find(id);
     if (!info || info->venv != options.venv) {
-        throw Error(ExitCode::usage, "no snapshot '" + id + "' of " + options.venv.string() + " in " +
-                                         store.snapshots_dir().string() + " (see `stackup snapshots list`)");
+        throw AdvisedError(ExitCode::usage,
+                           "no snapshot '" + id + "' of " + options.venv.string() + " in " + store.snapshots_dir().string(),
+                           Advice::no_such_snapshot);
     }
     return *info;
 }
@@ -79,9 +81,8 @@ void delete_snapshot(const Options& options, const std::string& id) {
                                          ", the live venv; not deleting it");
     }
     if (info.id == needed_snapshot(options)) {
-        throw Error(ExitCode::interrupted, "snapshot " + id +
-                                               " is the way back for an interrupted run; not deleting it (run "
-                                               "`stackup rollback` first, or `stackup status`)");
+        throw AdvisedError(ExitCode::interrupted, "snapshot " + id + " is the way back for an interrupted run; not deleting it",
+                           Advice::needed_for_recovery);
     }
     if (!store.remove(info.id)) {
         throw Error(ExitCode::usage, "no snapshot '" + id + "' in " + store.snapshots_dir().string());

@@ -38,7 +38,7 @@ StatusReport status(const Options& options) {
     StatusReport report;
     report.lock = probe_lock(options.state_dir);
     report.open = open_transaction(options.state_dir);
-    report.last = last_apply(options.state_dir);
+    report.last = last_transaction(options.state_dir);
     report.snapshots = list_snapshots(options);
     snapshot::Store store(options.state_dir);
     report.usage = store.usage();

@@ -33,7 +33,7 @@ struct LockState {
 struct StatusReport {
     LockState lock;
     std::optional<OpenTransaction> open;   // a journal that did not end
-    std::optional<LastApply> last;
+    std::optional<LastTransaction> last;
     std::vector<snapshot::SnapshotInfo> snapshots;   // newest first
     snapshot::StoreUsage usage;            // disk use of the whole store
     std::string venv_state;                // an interrupted blue/green run: which tree the venv holds

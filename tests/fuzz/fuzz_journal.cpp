@@ -19,8 +19,8 @@ STACKUP_FUZZ_TARGET {
     auto text = stackup::fuzz::text_of(data, size);
     stackup::fuzz::expecting_runtime_errors([&] {
         auto written = write(stackup::txn::parse_journal(text, "/fuzz/journal"));
-        // What the reader accepted, written back, reads back as the same journal. (Not the same
-        // records: the reader takes any field on any record, the writer writes each kind's own.)
+        // What the reader accepted, written back, reads back as the same journal (each kind
+        // carries exactly its fields; those an older writer may leave out read as empty).
         stackup::fuzz::check(write(stackup::txn::parse_journal(written, "/fuzz/again")) == written);
     });
     return 0;

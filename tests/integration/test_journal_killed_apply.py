@@ -103,7 +103,7 @@ def scenario(t):
     t.assert_tree(venv, before, "after the rollback of the interrupted run")
     check_module(t.module(venv, "torch"), TORCH_CU128, "12.8")
     check(not journals[0].exists(), "rollback left the journal")
-    last = json.loads((journals[0].parent / "last-apply.json").read_text())
+    last = json.loads((journals[0].parent / "last-transaction.json").read_text())
     check(last["result"] == "rolled back" and last["snapshot_id"] == snap, f"odd last apply: {last}")
 
     status = t.stackup("status", manifest)
