@@ -70,11 +70,14 @@ snapshot::SnapshotInfo find_target(const snapshot::Store& store, const Options& 
 }
 
 std::vector<std::string> restore(const snapshot::Store& store, const snapshot::SnapshotInfo& target,
-                                 const Options& options, const std::string& keep_as) {
+                                 const Options& options, const std::string& keep_as,
+                                 const std::optional<snapshot::SnapshotInfo>& believed) {
     try {
-        return store.restore(target.id, options.venv, keep_as).warnings;
+        return store.restore(target.id, options.venv, keep_as, believed).warnings;
     } catch (const Error&) {
         throw;
+    } catch (const snapshot::VenvDrifted&) {
+        throw;  // nothing changed: the caller chooses again
     } catch (const std::exception& e) {
         throw Error(ExitCode::rollback_failed, "restoring snapshot " + target.id + " (" + target.dir.string() +
                                                    ") into " + options.venv.string() + " failed: " + e.what());
@@ -142,9 +145,10 @@ std::optional<RollbackReport> close_unchanged(snapshot::Store& store, const Opti
 
 // restore(); a failure is recorded in an interrupted run's journal (which stays open) and rethrown.
 std::vector<std::string> restore_journaled(const snapshot::Store& store, const snapshot::SnapshotInfo& target,
-                                           const Options& options, const std::string& keep_as, bool open) {
+                                           const Options& options, const std::string& keep_as, bool open,
+                                           const std::optional<snapshot::SnapshotInfo>& believed) {
     try {
-        return restore(store, target, options, keep_as);
+        return restore(store, target, options, keep_as, believed);
     } catch (const Error& e) {
         if (open) {
             try {
@@ -154,6 +158,46 @@ std::vector<std::string> restore_journaled(const snapshot::Store& store, const s
         }
         throw;
     }
+}
+
+// What a rollback replaces and restores. `believed`: the live generation was found by the venv's
+// root alone, and its drift is judged while the target is staged (one walk beside the other).
+struct Choice {
+    std::optional<snapshot::SnapshotInfo> live;
+    snapshot::SnapshotInfo target;
+    bool believed = false;
+};
+
+// `fast`: take the generation whose root the venv has as the live one, unjudged, when the target
+// that follows from it is another; whatever hangs on the drift (no other target, or the target
+// is that generation) is chosen with the drift judged now, as is everything after a VenvDrifted.
+Choice choose(snapshot::Store& store, const Options& options, const std::optional<OpenTransaction>& open,
+              const std::optional<std::string>& id, RollbackReport& report, bool fast) {
+    if (fast && !open) {
+        if (auto believed = store.candidate(options.venv)) {
+            try {
+                Choice c{believed, find_target(store, options, id, believed), true};
+                if (c.target.id != believed->id) {
+                    return c;
+                }
+            } catch (const Error&) {  // decided below, with the drift known
+            }
+        }
+    }
+    Choice c;
+    if (open && open->blue_green) {
+        c.live = store.find(open->generation);  // switched in, never committed
+    } else if (!open) {
+        c.live = generation_of_live(store, options, report);
+    }  // an in-place run cut short leaves no tree worth keeping
+    // An interrupted run's own snapshot is the state it left from, not merely the latest.
+    auto wanted = id ? id : (open ? std::optional<std::string>(open->snapshot_id) : std::nullopt);
+    c.target = find_target(store, options, wanted, c.live);
+    if (c.live && c.live->id == c.target.id) {
+        throw Error(ExitCode::usage, "generation " + std::to_string(c.target.generation) + " (" + c.target.id +
+                                         ") is the venv already; nothing was touched");
+    }
+    return c;
 }
 
 // Closes an interrupted run's journal and records the rollback as the last transaction.
@@ -190,21 +234,18 @@ RollbackReport rollback(const Options& options, const std::optional<std::string>
     if (auto discarded = discard_staged(store, options.state_dir, "it was built from the venv this rollback replaces")) {
         report.warnings.push_back(*discarded);
     }
-    std::optional<snapshot::SnapshotInfo> live;
-    if (open && open->blue_green) {
-        live = store.find(open->generation);  // switched in, never committed
-    } else if (!open) {
-        live = generation_of_live(store, options, report);
-    }  // an in-place run cut short leaves no tree worth keeping
-    // An interrupted run's own snapshot is the state it left from, not merely the latest.
-    auto wanted = id ? id : (open ? std::optional<std::string>(open->snapshot_id) : std::nullopt);
-    auto target = find_target(store, options, wanted, live);
-    if (live && live->id == target.id) {
-        throw Error(ExitCode::usage, "generation " + std::to_string(target.generation) + " (" + target.id +
-                                         ") is the venv already; nothing was touched");
+    Choice c = choose(store, options, open, id, report, true);
+    std::vector<std::string> warnings;
+    try {
+        warnings = restore_journaled(store, c.target, options, c.live ? c.live->id : "", open.has_value(),
+                                     c.believed ? c.live : std::nullopt);
+    } catch (const snapshot::VenvDrifted&) {  // changed by hand since: kept as a generation of its own
+        c = choose(store, options, open, id, report, false);
+        warnings = restore_journaled(store, c.target, options, c.live ? c.live->id : "", open.has_value(), {});
     }
-    auto warnings = restore_journaled(store, target, options, live ? live->id : "", open.has_value());
     report.warnings.insert(report.warnings.end(), warnings.begin(), warnings.end());
+    const auto& target = c.target;
+    const auto& live = c.live;
     record_rollback(options, id, target, open, report);
     report.snapshot_id = target.id;
     report.snapshot_path = target.dir;
