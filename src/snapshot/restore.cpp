@@ -6,6 +6,9 @@
 //             the snapshot's ready tree up to date (ready.hpp), judging every
 //             file it keeps or links. A snapshot that differs from its index
 //             is refused here, before the venv is touched
+//             With `unless_drifted`, the venv's drift from the generation it is taken to be is
+//             walked beside the staging; a drifted venv is refused (VenvDrifted), before a
+//             damaged target too, since the caller then chooses another target
 //   sync      one syncfs: the staged tree is on disk before it becomes the venv
 //             (skipped when a ready tree needed no change: prepare() synced it)
 //   swap      exchange the staged tree and the venv in one rename; fsync the parent
@@ -150,6 +153,33 @@ Staged stage_copy(const SnapshotInfo& info, const TreeIndex& expected, const std
         refuse_damaged(info, venv, differences);
     }
     return {staged};
+}
+
+// The target staged, and with `believed` (the generation the venv is taken to be) the venv's drift
+// from it walked meanwhile, the two walks side by side. A drifted venv is refused (VenvDrifted),
+// also ahead of a damaged target: the caller, told, chooses another target for such a venv.
+Staged stage_unless_drifted(const Store& store, const SnapshotInfo& info, const TreeIndex& expected,
+                            const std::filesystem::path& venv, const std::optional<SnapshotInfo>& believed) {
+    auto drifted = believed ? std::async(std::launch::async, [&] { return store.drifted(*believed, venv); })
+                            : std::future<bool>();
+    auto refuse_if_drifted = [&](const Staged* staged) {
+        if (drifted.valid() && drifted.get()) {
+            if (staged && info.strategy != Strategy::hardlink) {
+                discard_after_failure(staged->tree);
+            }
+            throw VenvDrifted(venv.string() + " changed since generation " + believed->id + "; nothing was changed");
+        }
+    };
+    Staged staged;
+    try {
+        staged = info.strategy == Strategy::hardlink ? stage_ready(info, expected, venv)
+                                                     : stage_copy(info, expected, venv);
+    } catch (const Error&) {
+        refuse_if_drifted(nullptr);
+        throw;
+    }
+    refuse_if_drifted(&staged);
+    return staged;
 }
 
 void sync_staged(const SnapshotInfo& info, const std::filesystem::path& staged, const std::filesystem::path& venv) {
@@ -302,17 +332,7 @@ RestoreResult Store::restore(const std::string& id, const std::filesystem::path&
     }
     const bool venv_exists = exists_nofollow(venv);
     clock.lap("load");
-    // The two walks, of the venv (its drift) and of the target (staging it), side by side.
-    auto drifted = unless_drifted ? std::async(std::launch::async, [&] { return this->drifted(*unless_drifted, venv); })
-                                  : std::future<bool>();
-    const Staged staged = info->strategy == Strategy::hardlink ? stage_ready(*info, expected, venv)
-                                                               : stage_copy(*info, expected, venv);
-    if (drifted.valid() && drifted.get()) {
-        if (info->strategy != Strategy::hardlink) {
-            discard_after_failure(staged.tree);
-        }
-        throw VenvDrifted(venv.string() + " changed since generation " + unless_drifted->id + "; nothing was changed");
-    }
+    const Staged staged = stage_unless_drifted(*this, *info, expected, venv, unless_drifted);
     clock.lap("stage");
     if (staged.unsynced) {
         sync_staged(*info, staged.tree, venv);

@@ -3,7 +3,9 @@ once with the very command apply printed under "to undo:" (state dir and snapsho
 included), once as plain `stackup rollback --venv V` (the latest snapshot). The apply
 left the snapshot's ready tree built, equal to the pre-apply venv (fails if apply stops
 preparing it while uv runs, or prepares a wrong one)."""
+import re
 import shlex
+from pathlib import Path
 
 import harness
 from harness import check, check_module, check_rc, find_stackup, run, child_env
@@ -40,6 +42,24 @@ def scenario(t):
     check_rc(t.stackup("rollback", venv=venv), 0)
     t.assert_tree(venv, before, "after stackup rollback (latest)")
     check_module(t.module(venv, "torch"), TORCH_CU128, "12.8")
+
+    # A venv changed by hand since its generation: the rollback undoes the hand change (back to
+    # the applied generation, not past it to cu128) and keeps the changed tree as a generation of
+    # its own, which `rollback --to` brings back. Rollback judges the drift while it stages the
+    # target it would take otherwise; this is the path where that guess is wrong.
+    check_rc(t.stackup("apply", manifest), 0)
+    applied_tree = t.tree(venv)
+    hand = next(Path(venv).glob("lib/python3*/site-packages")) / "handmade.py"
+    hand.write_text("made = 'by hand'\n")
+    r = t.stackup("rollback", venv=venv)
+    check_rc(r, 0)
+    check("had changed since its last generation" in r.output, "the hand change was not kept as a generation", r)
+    t.assert_tree(venv, applied_tree, "after the rollback of a venv changed by hand")
+    check_module(t.module(venv, "torch"), TORCH_CU130, "13.0")
+    kept = re.search(r"kept as generation (\d+)", r.output)
+    check(kept is not None, "the rollback named no generation for the hand change", r)
+    check_rc(t.stackup("rollback", "--to", kept.group(1), venv=venv), 0)
+    check(hand.read_text() == "made = 'by hand'\n", "rollback --to the kept generation lost the hand change")
 
 
 harness.main(scenario)
