@@ -16,6 +16,7 @@ debian_packages=(
   python3-jsonschema python3-yaml   # tests/check_schema.py validates manifests with Debian's python3
   python3-packaging   # tests/differential/ checks PEP 440 against pypa/packaging, the reference
   python3-pyflakes    # tests/check_probe_lint.py (CTest probe_lint) lints src/venv/probe.py
+  ccache              # contrib/configure.sh: a fresh clone rebuilds from the last one's objects
 )
 # Installed without their Recommends: ansible-core's pulls in the whole `ansible` collection set
 # (~250 MB) that tests/integration/test_ansible.py does not use.
@@ -52,7 +53,5 @@ fi
 
 [ "${1:-}" = --packages-only ] && exit 0
 
-if [ ! -f build/build.ninja ]; then
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
-fi
+contrib/configure.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build

@@ -11,11 +11,9 @@ cd "$root"
 contrib/bootstrap.sh --packages-only
 
 build=build-asan
-if [ ! -f "$build/build.ninja" ]; then
-  # -O1: ASan's advice (fast enough to run, quick to build); -g1: line numbers in reports.
-  cmake -S . -B "$build" -G Ninja -DSTACKUP_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" >/dev/null
-fi
+# -O1: ASan's advice (fast enough to run, quick to build); -g1: line numbers in reports.
+contrib/configure.sh "$build" -DSTACKUP_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" >/dev/null
 cmake --build "$build"
 
 selected='^(unit|unit\..*|fuzz\.replay|differential\.pep440|integration\.(apply_upgrade|uv_noop_trap|plan_network|page_cache|saved_plan|rollback_command|generation_switch|journal_killed_apply|verify_mixed))$'
