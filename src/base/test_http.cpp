@@ -46,7 +46,7 @@ public:
         const auto port_file = tmp / "server.port";
         const auto control = tmp.write("control.json", rules_json);
         log_path_ = tmp / "server.log";
-        const std::string script = std::string(STACKUP_SOURCE_DIR) + "/tests/support/index_server.py";
+        const std::string script = stackup::testing::source_dir().string() + "/tests/support/index_server.py";
         std::vector<std::string> args = {"python3", script, (tmp / "index").string(),
                                          "--port-file", port_file.string(),
                                          "--control", control.string()};

@@ -380,7 +380,7 @@ TEST_SUITE("manifest") {
 
     TEST_CASE("manifests/seed-cu130.yaml parses to the real stack") {
         m::ParseOptions o = options({{"HOME", "/home/u"}, {"STACKUP_REAL_INDEX", "https://pypi.example/simple"}});
-        m::Manifest man = m::load(std::filesystem::path(STACKUP_SOURCE_DIR) / "manifests/seed-cu130.yaml", o);
+        m::Manifest man = m::load(stackup::testing::source_dir() / "manifests/seed-cu130.yaml", o);
         CHECK(man.venv == "/home/u/ml-env");
         CHECK(man.cuda->toolkit == "13.0");
         CHECK(man.indexes.at("pytorch") == "https://download.pytorch.org/whl/nightly/cu130");
@@ -407,7 +407,7 @@ TEST_SUITE("manifest") {
                                      {"STACKUP_REAL_INDEX", "https://pypi.example/simple"}});
         o.venv_override = "/opt/env";
         int count = 0;
-        for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(STACKUP_SOURCE_DIR) / "manifests")) {
+        for (const auto& entry : std::filesystem::directory_iterator(stackup::testing::source_dir() / "manifests")) {
             if (entry.path().extension() == ".yaml") {
                 INFO(entry.path().string());
                 CHECK_NOTHROW(m::load(entry.path(), o));

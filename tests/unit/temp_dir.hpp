@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "paths.hpp"
+
 namespace stackup::testing {
 
 inline std::vector<std::filesystem::path>& live_temp_dirs() {
@@ -61,7 +63,7 @@ inline std::filesystem::path fixtures_dir() {
     if (const char* env = std::getenv("STACKUP_FIXTURES")) {
         return env;
     }
-    return STACKUP_FIXTURES_DIR;
+    return configured_fixtures_dir();
 }
 
 }  // namespace stackup::testing
