@@ -133,12 +133,6 @@ Linked link_tree(const std::filesystem::path& src, const std::filesystem::path& 
     return out;
 }
 
-bool record_holds(const TreeEntry& e, const std::filesystem::path& path) {
-    const auto seen = lstat_record(path);
-    return seen && seen->type == EntryType::file && seen->inode == e.inode && seen->size == e.size &&
-           seen->mtime_ns == e.mtime_ns && seen->ctime_ns == e.ctime_ns;
-}
-
 std::vector<std::string> check_links(const TreeIndex& expected, const std::filesystem::path& objects) {
     std::vector<std::string> out;
     for (const TreeEntry& e : expected.entries) {

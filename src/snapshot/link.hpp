@@ -45,9 +45,6 @@ struct Linked {
 // move, a chmod or a link count change, is not).
 [[nodiscard]] std::vector<std::string> check_links(const TreeIndex& expected, const std::filesystem::path& objects);
 
-// Whether `path` still holds exactly what its record says (inode, size, mtime and ctime).
-[[nodiscard]] bool record_holds(const TreeEntry& entry, const std::filesystem::path& path);
-
 // The inodes whose objects `index` needs.
 void add_referenced(const TreeIndex& index, std::set<std::uint64_t>& referenced);
 

@@ -1,14 +1,18 @@
 #pragma once
-// The snapshot store: exact copies of a venv under a state dir, and their
-// exact restore.
-//
-// Layout: <state>/snapshots/<id>/tree/          copies and reflinks: the copy of the venv
-//         <state>/snapshots/.objects/<inode>   hard links: one link per inode any snapshot needs (link.hpp)
-//         <state>/snapshots/<id>/ready/         hard links only, a cache: the tree a restore swaps in (ready.hpp)
-//         <state>/snapshots/<id>/index.tsv      its TreeIndex (index_tsv.hpp)
-//         <state>/snapshots/<id>/snapshot.json  metadata (format 1), written last
-// A snapshot dir without snapshot.json is incomplete: list() ignores it and
-// cleanup_incomplete() removes it.
+// The snapshot store: generations and snapshots of a venv, each a tree, its index and its record.
+// Where every tree lives (<s> = <state>/snapshots):
+//   the venv                 the live generation's tree: the newest whose root inode it has and
+//                            from which it did not drift (live()); apply, switch, rollback exchange it
+//   <s>/<id>/ready/          a hard-link generation's tree while it is not live (a cache: converged
+//                            from .objects before use, ready.hpp); blue/green builds the next
+//                            generation in its base's ready/ (the clone, also a staged generation)
+//   <s>/.objects/<inode>     one link per inode a hard-link index names: the live one's files
+//                            survive a venv changed in place or by hand (link.hpp)
+//   <s>/<id>/tree/           a copy or reflink snapshot's tree (in-place mode)
+//   beside the venv          .<venv>.stackup-restore-<id>-*: a copy or clone being restored
+//   <s>/.trash/              removed snapshots' folders, deleted later (empty_trash)
+// <s>/<id>/index.tsv is a snapshot's index, <s>/<id>/snapshot.json its record (format 1), written
+// last: a snapshot dir without it is incomplete; list() ignores it, cleanup_incomplete() removes it.
 
 #include <cstdint>
 #include <filesystem>
@@ -193,9 +197,6 @@ public:
     // they alone linked; returns their ids.
     // Call it under the venv lock: a create in progress looks incomplete.
     std::vector<std::string> cleanup_incomplete();
-    // Unlinks the objects no complete hard-link snapshot's index names
-    // (nothing when an index cannot be read); returns how many.
-    std::uint64_t collect_garbage();
 
     // Restores snapshot `id` into `venv`, exactly: checks the snapshot while
     // staging its tree (copies and clones beside the venv, hard links in the
@@ -234,6 +235,9 @@ public:
     void update(const SnapshotInfo& info) const;
 
 private:
+    // Unlinks the objects no complete hard-link snapshot's index names
+    // (nothing when an index cannot be read); returns how many.
+    std::uint64_t collect_garbage();
     // remove() without the objects: snapshot.json first, then the dir; false when there is none.
     bool remove_dir(const std::string& id, bool later = false);
 

@@ -2,7 +2,10 @@
 once with the very command apply printed under "to undo:" (state dir and snapshot id
 included), once as plain `stackup rollback --venv V` (the latest snapshot). The apply
 left the snapshot's ready tree built, equal to the pre-apply venv (fails if apply stops
-preparing it while uv runs, or prepares a wrong one)."""
+preparing it while uv runs, or prepares a wrong one). A venv changed by hand, a file replaced
+included, is rolled back to its generation, whose bytes only the object store kept."""
+import json
+import os
 import re
 import shlex
 from pathlib import Path
@@ -49,8 +52,20 @@ def scenario(t):
     # target it would take otherwise; this is the path where that guess is wrong.
     check_rc(t.stackup("apply", manifest), 0)
     applied_tree = t.tree(venv)
-    hand = next(Path(venv).glob("lib/python3*/site-packages")) / "handmade.py"
+    # The hand change also replaces a file, as pip does (a new inode renamed over it). The live
+    # generation, just switched in, has no tree but the venv (no ready/ of its own), so its
+    # file's bytes live on only in the store's .objects: the rollback must bring them back.
+    live = json.loads(t.stackup("history", "--json", venv=venv).stdout)["live"]
+    check(live is not None and not list(t.state_dir.glob(f"*/snapshots/{live}/ready")),
+          f"the switched-in generation {live} has a tree besides the venv")
+    site = next(Path(venv).glob("lib/python3*/site-packages"))
+    hand = site / "handmade.py"
     hand.write_text("made = 'by hand'\n")
+    replaced = site / "torch" / "__init__.py"
+    original = replaced.read_bytes()
+    fresh = replaced.with_name(".hand-" + replaced.name)
+    fresh.write_bytes(original + b"# changed by hand\n")
+    os.replace(fresh, replaced)
     r = t.stackup("rollback", venv=venv)
     check_rc(r, 0)
     check("had changed since its last generation" in r.output, "the hand change was not kept as a generation", r)
@@ -60,6 +75,8 @@ def scenario(t):
     check(kept is not None, "the rollback named no generation for the hand change", r)
     check_rc(t.stackup("rollback", "--to", kept.group(1), venv=venv), 0)
     check(hand.read_text() == "made = 'by hand'\n", "rollback --to the kept generation lost the hand change")
+    check(replaced.read_bytes() == original + b"# changed by hand\n",
+          "rollback --to the kept generation lost the hand-replaced file")
 
 
 harness.main(scenario)
