@@ -8,7 +8,7 @@
 
 #include <curl/curl.h>
 
-#include "base/http.hpp"
+#include "base/http_request.hpp"
 
 namespace stackup::base::detail {
 

@@ -1,7 +1,5 @@
 #include "base/text.hpp"
 
-#include "base/url.hpp"
-
 namespace stackup::base {
 
 std::string join(const std::vector<std::string>& items, std::string_view separator) {
@@ -21,26 +19,6 @@ std::string_view trim(std::string_view text) {
         return {};
     }
     return text.substr(first, text.find_last_not_of(" \t\r\n\f\v") - first + 1);
-}
-
-std::string render_argv(const std::vector<std::string>& argv) {
-    std::string out;
-    for (const auto& arg : argv) {
-        if (!out.empty()) {
-            out += ' ';
-        }
-        bool plain = !arg.empty() && arg.find_first_of(" \t\n'\"\\$`<>|;&*?[]{}()!#~") == std::string::npos;
-        if (plain) {
-            out += arg;
-        } else {
-            std::string quoted = "'";
-            for (char c : arg) {
-                quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-            }
-            out += quoted + "'";
-        }
-    }
-    return base::redact(out);
 }
 
 }  // namespace stackup::base

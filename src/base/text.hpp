@@ -13,9 +13,6 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
 // `text` without leading and trailing ASCII white space (space, tab, CR, LF, FF, VT).
 std::string_view trim(std::string_view text);
 
-// One argv as a single line for logs and reports: shell-quoted where needed, URL credentials redacted.
-std::string render_argv(const std::vector<std::string>& argv);
-
 // 0-9 only, whatever the locale (std::isdigit depends on it).
 constexpr bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
 

@@ -63,23 +63,10 @@
 #include <string>
 #include <vector>
 
+#include "binary/kernel.hpp"
 #include "binary/source.hpp"
 
 namespace stackup::binary {
-
-enum class KernelKind { sass, ptx, lto_ir };
-enum class Variant { plain, arch_specific /* sm_90a */, family /* sm_100f */ };
-
-struct Kernel {
-    KernelKind kind;
-    int sm = 0;              // 10 * major + minor of the target: 90, 100, 103, 120, 75
-    Variant variant = Variant::plain;
-    int ptx_major = 0, ptx_minor = 0;  // the PTX ISA version, for PTX entries; else 0
-    bool compressed = false;
-    bool operator==(const Kernel&) const = default;
-    // By kind, then sm, variant, PTX version, compression: the order ElfInfo::kernels is in.
-    auto operator<=>(const Kernel&) const = default;
-};
 
 struct ElfInfo {
     bool elf = false;                 // false: not an ELF file (a .py, a text file): nothing to judge
@@ -92,11 +79,6 @@ struct ElfInfo {
     std::vector<Kernel> kernels;      // every entry of every container in .nv_fatbin and __nv_relfatbin,
                                       // deduplicated, sorted
 };
-
-// Bounds on hostile input, past which the file is unreadable (real files stay far below:
-// libcublasLt.so.13 has 2,782 containers and 5,737 entries).
-inline constexpr std::size_t max_fatbin_containers = 1 << 16;
-inline constexpr std::size_t max_fatbin_entries = 1 << 16;
 
 // Never throws. Opening or reading errors come back in `unreadable` with the errno text.
 ElfInfo read_elf(const std::filesystem::path& file);

@@ -11,6 +11,7 @@
 
 #include "base/process.hpp"
 #include "binary/elf.hpp"
+#include "binary/fatbin.hpp"
 #include "binary/test_images.hpp"
 #include "skip.hpp"
 #include "temp_dir.hpp"

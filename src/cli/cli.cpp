@@ -8,10 +8,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/argv.hpp"
 #include "base/error.hpp"
 #include "base/interrupt.hpp"
 #include "base/log.hpp"
-#include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/json.hpp"

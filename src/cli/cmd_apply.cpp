@@ -5,8 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/argv.hpp"
 #include "base/interrupt.hpp"
-#include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/recovery.hpp"

@@ -3,9 +3,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/argv.hpp"
 #include "base/error.hpp"
 #include "base/fs.hpp"
-#include "base/text.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/recovery.hpp"

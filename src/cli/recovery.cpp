@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "base/text.hpp"
+#include "base/argv.hpp"
 #include "txn/advice.hpp"
 #include "txn/recover.hpp"
 

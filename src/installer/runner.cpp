@@ -1,8 +1,8 @@
 #include "installer/runner.hpp"
 
+#include "base/argv.hpp"
 #include "base/error.hpp"
 #include "base/log.hpp"
-#include "base/text.hpp"
 #include "base/url.hpp"
 #include "manifest/environment.hpp"
 #include "pep/version.hpp"

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "base/text.hpp"
+#include "base/argv.hpp"
 #include "installer/command.hpp"
 #include "installer/runner.hpp"
 #include "manifest/environment.hpp"

@@ -3,6 +3,7 @@
 #include "txn/checks.hpp"
 #include "manifest/environment.hpp"
 #include "venv/driver.hpp"
+#include "verify/verify.hpp"
 
 namespace stackup::txn {
 

@@ -8,7 +8,7 @@
 #include "base/text.hpp"
 #include "binary/arch.hpp"
 #include "binary/cuda_libs.hpp"
-#include "verify/verify.hpp"
+#include "verify/judgement.hpp"
 
 namespace stackup::verify {
 namespace {
@@ -225,22 +225,13 @@ std::vector<Judgement> judge_libraries(const manifest::Manifest& m, std::size_t 
     return out;
 }
 
-std::vector<DistSummary> summarize_dists(const std::vector<venv::Distribution>& dists,
-                                         const venv::BinaryFacts& binaries, const GpuTargets& targets) {
+std::vector<DistSummary> summarize_binaries(const venv::BinaryFacts& binaries, const GpuTargets& targets) {
     std::vector<DistSummary> out;
     for (const auto& d : binaries.dists) {
         DistSummary s;
         s.dist = d.dist;
         s.version = d.version;
         s.files = d.files.size();
-        for (const auto& dist : dists) {
-            if (dist.normalized != d.dist) {
-                continue;
-            }
-            if (auto flavour = cuda_build(dist, &binaries)) {
-                s.cuda = describe(*flavour) + ": " + flavour->rule;
-            }
-        }
         auto files = kernel_files(d);
         auto kernels = all_kernels(files);
         std::sort(kernels.begin(), kernels.end(), [](const binary::Kernel& a, const binary::Kernel& b) {

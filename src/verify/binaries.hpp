@@ -12,10 +12,9 @@
 #include "venv/binaries.hpp"
 #include "venv/probe.hpp"
 #include "venv/driver.hpp"
+#include "verify/judgement.hpp"
 
 namespace stackup::verify {
-
-struct Judgement;
 
 // The CUDA majors a dist's binaries need, each with its first evidence
 // ("sgl_kernel/common_ops.abi3.so needs libcudart.so.12"). A library the dist carries itself
@@ -50,14 +49,14 @@ struct DistSummary {
     std::string version;
     std::size_t files = 0;               // its ELF files
     std::string cuda;                    // "CUDA 12: sgl_kernel/x.so needs libcudart.so.12", "CUDA 13 (cu130)", "" when none says
+                                         // (verify.hpp's summarize_dists says it; summarize_binaries leaves it "")
     std::vector<std::string> kernels;    // every kernel, spelled ("sm_90a", "compute_90"), sorted
     std::string kernels_text;            // "SASS for 80, 90a; PTX for 90" / "no kernels"
     std::vector<std::string> missing;    // "libcudart.so.12 (needed by x.so)"
     std::vector<std::string> no_kernel;  // per target GPU without a kernel: "sm_100" (any binary) or "sm_100 in 2 of 5"
     std::vector<std::string> unreadable; // "x.so: truncated section header table"
 };
-std::vector<DistSummary> summarize_dists(const std::vector<venv::Distribution>& dists,
-                                         const venv::BinaryFacts& binaries, const GpuTargets& targets);
+std::vector<DistSummary> summarize_binaries(const venv::BinaryFacts& binaries, const GpuTargets& targets);
 
 // A shared object whose headers could not be read: a warning naming it and why, never a crash or a pass unsaid.
 std::vector<Judgement> judge_unreadable(const venv::BinaryFacts& binaries);

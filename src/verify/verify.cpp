@@ -297,6 +297,22 @@ std::string describe_seen(const CudaScan& scan) {
     return out;
 }
 
+std::vector<DistSummary> summarize_dists(const std::vector<venv::Distribution>& dists,
+                                         const venv::BinaryFacts& binaries, const GpuTargets& targets) {
+    auto out = summarize_binaries(binaries, targets);
+    for (auto& s : out) {
+        for (const auto& dist : dists) {
+            if (dist.normalized != s.dist) {
+                continue;
+            }
+            if (auto flavour = cuda_build(dist, &binaries)) {
+                s.cuda = describe(*flavour) + ": " + flavour->rule;
+            }
+        }
+    }
+    return out;
+}
+
 std::vector<Judgement> cuda_judgements(const CudaScan& scan, const std::optional<CudaTarget>& target) {
     std::vector<Judgement> out;
     if (!target) {

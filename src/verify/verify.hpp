@@ -10,29 +10,9 @@
 #include "venv/probe.hpp"
 #include "verify/binaries.hpp"
 #include "verify/cuda.hpp"
+#include "verify/judgement.hpp"
 
 namespace stackup::verify {
-
-struct Mismatch {
-    std::string step;       // the step whose expectation failed ("" for env-wide scans)
-    std::string dist;       // normalized
-    std::string field;      // installed, version, local, cuda, import, __version__, attrs.<name>, mixed-cuda, check
-    std::string expected;
-    std::string found;
-    friend bool operator==(const Mismatch&, const Mismatch&) = default;
-};
-
-// One check that was made, passed or not: what `verify` and `--json` list.
-struct Judgement {
-    std::string step;
-    std::string dist;       // "" for env-wide scans
-    std::string field;
-    std::string expected;
-    std::string found;
-    bool ok = false;
-    bool warning = false;   // passed, but worth saying (ok stays true)
-    friend bool operator==(const Judgement&, const Judgement&) = default;
-};
 
 // The failed ones, as mismatches.
 std::vector<Mismatch> failures(const std::vector<Judgement>& judgements);
@@ -85,6 +65,11 @@ std::vector<Mismatch> scan_mixed_cuda(const std::vector<venv::Distribution>& dis
                                       const std::vector<std::string>& allow_mixed);
 // "CUDA 12: nvidia-cuda-runtime-cu12 12.8.90; CUDA 13: cuda-bindings 13.0.1"
 std::string describe_seen(const CudaScan& scan);
+
+// What `inspect` shows of each dist with shared objects (summarize_binaries), with the CUDA
+// build cuda_build reads for it.
+std::vector<DistSummary> summarize_dists(const std::vector<venv::Distribution>& dists,
+                                         const venv::BinaryFacts& binaries, const GpuTargets& targets);
 // The scan as judgements: one per mixed dist, else one passing line that names
 // what allow_mixed hid; with no target one passing "not judged" line with what was seen.
 std::vector<Judgement> cuda_judgements(const CudaScan& scan, const std::optional<CudaTarget>& target);

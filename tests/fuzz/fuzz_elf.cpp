@@ -4,6 +4,7 @@
 
 #include "binary/arch.hpp"
 #include "binary/elf.hpp"
+#include "binary/fatbin.hpp"
 #include "fuzz.hpp"
 
 STACKUP_FUZZ_TARGET {
