@@ -52,10 +52,9 @@ def problems():
             yield f"src/{rel}: module '{module}' is not in the layout (tests/check_layout.py)"
 
 
-# Folders whose files are checked for include knots; the others still have some (cli/json and
-# json_parts, index/page and page_parts, index/select and near_miss, plan/draft and draft_parts,
-# snapshot/store): add each once untied.
-KNOT_FREE = ("base", "pep", "binary", "manifest", "venv", "verify", "installer", "txn")
+# Folders whose files are checked for include knots; snapshot/ still has one (store, store_internal,
+# store_json, index_tsv, strategy): add it once untied.
+KNOT_FREE = ("base", "pep", "binary", "manifest", "venv", "verify", "installer", "txn", "cli", "index", "plan")
 
 
 def circles():

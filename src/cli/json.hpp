@@ -7,9 +7,8 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "base/error.hpp"
+#include "cli/json_value.hpp"
 #include "plan/planner.hpp"
 #include "snapshot/store.hpp"
 #include "txn/report.hpp"
@@ -20,8 +19,6 @@
 #include "verify/verify.hpp"
 
 namespace stackup::cli {
-
-using Json = nlohmann::ordered_json;
 
 // The document's schema version: a consumer checks it before reading anything else.
 inline constexpr int kJsonSchema = 1;

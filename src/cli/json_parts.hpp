@@ -3,7 +3,8 @@
 
 #include <string>
 
-#include "cli/json.hpp"
+#include "cli/json_value.hpp"
+#include "verify/verify.hpp"
 
 namespace stackup::cli::detail {
 

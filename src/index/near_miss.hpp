@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "index/select.hpp"
+#include "index/selection.hpp"
+#include "pep/tags.hpp"
 
 namespace stackup::index::detail {
 

@@ -9,7 +9,7 @@
 
 #include "base/text.hpp"
 #include "base/url.hpp"
-#include "index/page.hpp"
+#include "index/index_file.hpp"
 
 namespace stackup::index::detail {
 

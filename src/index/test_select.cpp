@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "index/page.hpp"
 #include "index/select.hpp"
 #include "temp_dir.hpp"
 

@@ -3,28 +3,12 @@
 // The baseline describes the venv as it is (`verify` passes on it at once); the
 // upgrade draft moves its CUDA-flavoured dists to a target CUDA, for review.
 
-#include <filesystem>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
-#include "venv/probe.hpp"
-#include "verify/cuda.hpp"
+#include "plan/draft_input.hpp"
 
 namespace stackup::plan {
-
-struct DraftToolkit {
-    std::string release;              // "12.8", as nvcc reports it
-    std::filesystem::path home;       // the folder whose bin/nvcc reported it
-};
-
-struct DraftInput {
-    std::filesystem::path venv;       // absolute
-    venv::Interpreter interpreter;
-    std::vector<venv::Distribution> distributions;
-    std::optional<DraftToolkit> toolkit;  // nullopt: no nvcc found, or none that reports a release
-};
 
 // Is `normalized` one of the GPU stack's own dists, pinned even without a CUDA marker
 // (torch family, triton, flash-attn, xformers, flashinfer, sgl-kernel)?

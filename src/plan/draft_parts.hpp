@@ -9,7 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "plan/draft.hpp"
+#include "plan/draft_input.hpp"
+#include "verify/cuda.hpp"
 
 namespace stackup::plan::detail {
 
