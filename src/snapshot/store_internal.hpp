@@ -5,7 +5,6 @@
 #include <string>
 
 #include "snapshot/link.hpp"
-#include "snapshot/store.hpp"
 
 namespace stackup::snapshot::detail {
 

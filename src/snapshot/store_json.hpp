@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "snapshot/store.hpp"
+#include "snapshot/info.hpp"
 #include "snapshot/tree.hpp"
 
 namespace stackup::snapshot::json_format {

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <string>
 
-#include "snapshot/store.hpp"
+#include "snapshot/info.hpp"
 
 namespace stackup::snapshot::detail {
 
