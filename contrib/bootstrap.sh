@@ -11,7 +11,7 @@ cd "$root"
 debian_packages=(
   g++ cmake ninja-build pkg-config
   libyaml-cpp-dev libcurl4-openssl-dev libboost-dev libboost-filesystem-dev
-  libspdlog-dev doctest-dev nlohmann-json3-dev libcli11-dev libgumbo-dev libssl-dev libsimdjson-dev
+  libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev libgumbo-dev libssl-dev libsimdjson-dev
   zsh groff-base    # tests/check_completion.py drives the zsh completion and renders the man page
   python3-jsonschema python3-yaml   # tests/check_schema.py validates manifests with Debian's python3
   python3-packaging   # tests/differential/ checks PEP 440 against pypa/packaging, the reference

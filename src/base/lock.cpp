@@ -11,9 +11,10 @@
 #include <charconv>
 #include <fstream>
 #include <regex>
-#include <sstream>
 #include <system_error>
 #include <vector>
+
+#include <fmt/format.h>
 
 namespace stackup::base {
 namespace {
@@ -26,9 +27,7 @@ std::string read_line(int fd) {
 }
 
 std::string holder_line(const std::string& command) {
-    std::ostringstream info;
-    info << "pid " << ::getpid() << " on " << host_name() << ", running '" << command << "' since " << utc_now();
-    return info.str();
+    return fmt::format("pid {} on {}, running '{}' since {}", ::getpid(), host_name(), command, utc_now());
 }
 
 // From /proc: a zombie is not running (it holds no fds any more).

@@ -2,7 +2,8 @@
 #include "binary/elf_parts.hpp"
 
 #include <algorithm>
-#include <cstdio>
+
+#include <fmt/format.h>
 
 namespace stackup::binary::detail {
 namespace {
@@ -13,9 +14,7 @@ constexpr std::uint64_t max_string_bytes = 1 << 16;   // one DT_NEEDED, DT_RPATH
 }  // namespace
 
 std::string hex(std::uint64_t value) {
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-    return text;
+    return fmt::format("{:#x}", value);
 }
 
 std::string StringTable::at(std::uint64_t index) {

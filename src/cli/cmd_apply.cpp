@@ -1,9 +1,10 @@
 // stackup apply MANIFEST: the transaction, with live output.
-#include <iomanip>
 #include <iostream>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
+
+#include <fmt/format.h>
 
 #include "base/argv.hpp"
 #include "base/interrupt.hpp"
@@ -75,11 +76,9 @@ public:
                 say("    " + paint_("warning", Color::yellow) + ": " + j.dist + ": " + j.found);
             }
         }
-        std::ostringstream secs;
-        secs << std::fixed << std::setprecision(1) << step.seconds;
         bool ok = step.status == txn::StepStatus::ok;
         say("    " + paint_(std::string(txn::to_string(step.status)), ok ? Color::green : Color::red) + " (" +
-            secs.str() + "s" +
+            fmt::format("{:.1f}", step.seconds) + "s" +
             (step.carried == 0 ? std::string()
                                : "; " + std::to_string(step.imported) + " expectation(s) imported again, " +
                                      std::to_string(step.carried) + " unchanged since their last import") +

@@ -1,8 +1,9 @@
 #include "cli/render.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "pep/version.hpp"
 
@@ -37,9 +38,7 @@ std::string render_bytes(std::uint64_t bytes) {
         value /= 1024;
         ++unit;
     }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
-    return buf;
+    return unit == 0 ? fmt::format("{:.0f} {}", value, units[unit]) : fmt::format("{:.1f} {}", value, units[unit]);
 }
 
 std::string render_snapshot_row(const snapshot::SnapshotInfo& info) {

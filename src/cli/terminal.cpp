@@ -3,7 +3,8 @@
 #include <unistd.h>
 
 #include <array>
-#include <cstdio>
+
+#include <fmt/format.h>
 
 namespace stackup::cli {
 namespace {
@@ -89,9 +90,7 @@ void StatusLine::draw_locked() {
         return;
     }
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-    char clock[32];
-    std::snprintf(clock, sizeof clock, "%.1fs", seconds);
-    out_ << "\r\x1b[2K" << label_ << "  " << clock << " " << kSpinner[frame_ % kSpinner.size()] << std::flush;
+    out_ << "\r\x1b[2K" << label_ << "  " << fmt::format("{:.1f}s", seconds) << " " << kSpinner[frame_ % kSpinner.size()] << std::flush;
     shown_ = true;
 }
 

@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <map>
 #include <regex>
 #include <set>
 
 #include "base/error.hpp"
+#include "manifest/yaml_scalar.hpp"
 #include "pep/version.hpp"
 
 namespace stackup::plan {
@@ -92,8 +92,8 @@ std::string installed_block(const DraftInput& in) {
 
 std::string head(const DraftInput& in, const std::string& name) {
     std::string out = "version: 1\n";
-    out += "name: " + yaml_scalar(name) + "\n";
-    out += "venv: " + yaml_scalar(in.venv.string()) + "\n";
+    out += "name: " + manifest::yaml_scalar(name) + "\n";
+    out += "venv: " + manifest::yaml_scalar(in.venv.string()) + "\n";
     out += with_comment("python: \"" + std::to_string(in.interpreter.major) + "." + std::to_string(in.interpreter.minor) +
                             "\"",
                         40, "the venv's interpreter (" + in.interpreter.version + ")");
@@ -111,7 +111,7 @@ std::string inline_map(const std::vector<std::pair<std::string, std::string>>& f
 std::string inline_list(const std::vector<std::string>& items) {
     std::string out = "[";
     for (const auto& item : items) {
-        out += (out.size() > 1 ? ", " : "") + yaml_scalar(item);
+        out += (out.size() > 1 ? ", " : "") + manifest::yaml_scalar(item);
     }
     return out + "]";
 }
@@ -155,31 +155,6 @@ bool is_gpu_stack(const std::string& normalized) {
     return known(normalized) != nullptr;
 }
 
-std::string yaml_scalar(std::string_view text) {
-    static const std::regex plain_re("[A-Za-z_/][A-Za-z0-9._/+-]*");
-    static const std::set<std::string> special{"true", "false", "yes", "no", "on", "off", "null", "y", "n"};
-    std::string lower(text);
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (std::regex_match(lower, plain_re) && special.count(lower) == 0) {
-        return std::string(text);
-    }
-    std::string out = "\"";
-    for (char c : text) {
-        auto u = static_cast<unsigned char>(c);
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (u < 0x20 || u == 0x7f) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\x%02x", u);
-            out += buf;
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
-
 std::string draft_baseline(const DraftInput& in) {
     auto tracked = tracked_dists(in);
     if (tracked.empty()) {
@@ -195,7 +170,7 @@ std::string draft_baseline(const DraftInput& in) {
     if (in.toolkit) {
         out += "cuda:                                   # the toolkit found: <home>/bin/nvcc reports it\n";
         out += "  toolkit: \"" + in.toolkit->release + "\"\n";
-        out += "  home: " + yaml_scalar(in.toolkit->home.string()) + "\n";
+        out += "  home: " + manifest::yaml_scalar(in.toolkit->home.string()) + "\n";
     }
     out += "indexes:\n";
     out += "  pypi: https://pypi.example/simple     # placeholder: the index this venv's wheels came from "
@@ -203,12 +178,12 @@ std::string draft_baseline(const DraftInput& in) {
     out += "steps:\n  - name: baseline\n    index: pypi\n";
     out += "    expect:                             # every CUDA-flavoured dist and the GPU stack, pinned as installed\n";
     for (const auto& t : tracked) {
-        std::vector<std::pair<std::string, std::string>> fields{{"version", yaml_scalar("==" + t.dist->version)}};
+        std::vector<std::pair<std::string, std::string>> fields{{"version", manifest::yaml_scalar("==" + t.dist->version)}};
         if (!t.local.empty()) {
-            fields.push_back({"local", yaml_scalar(t.local)});
+            fields.push_back({"local", manifest::yaml_scalar(t.local)});
         }
         std::string cuda = describe_flavour(t.flavour);
-        out += with_comment("      " + yaml_scalar(t.dist->normalized) + ": " + inline_map(fields), 56,
+        out += with_comment("      " + manifest::yaml_scalar(t.dist->normalized) + ": " + inline_map(fields), 56,
                             cuda.empty() ? "no CUDA marker" : cuda);
     }
     auto target = baseline_target(in, tracked);

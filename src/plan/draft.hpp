@@ -14,9 +14,6 @@ namespace stackup::plan {
 // (torch family, triton, flash-attn, xformers, flashinfer, sgl-kernel)?
 bool is_gpu_stack(const std::string& normalized);
 
-// A scalar as YAML reads it back unchanged: plain when that is safe, else double-quoted.
-std::string yaml_scalar(std::string_view text);
-
 // The baseline manifest. Throws Error(usage) when the venv holds nothing CUDA-flavoured
 // and nothing of the GPU stack (the baseline would check nothing).
 std::string draft_baseline(const DraftInput& in);

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "base/error.hpp"
+#include "manifest/yaml_scalar.hpp"
 #include "plan/draft_parts.hpp"
 
 namespace stackup::plan {
@@ -77,7 +78,7 @@ std::string render_step(const DraftStep& s) {
     for (const auto& c : s.comments) {
         out += "  # " + c + "\n";
     }
-    out += "  - name: " + yaml_scalar(s.name) + "\n";
+    out += "  - name: " + manifest::yaml_scalar(s.name) + "\n";
     out += "    index: " + s.index + "\n";
     if (!s.packages.empty()) {
         out += "    packages: " + inline_list(s.packages) + "\n";
@@ -91,7 +92,7 @@ std::string render_step(const DraftStep& s) {
     if (!s.remove.empty()) {
         out += "    remove:                             # built for another CUDA, replaced under new names; uv never removes them\n";
         for (const auto& [pattern, what] : s.remove) {
-            out += with_comment("      - " + yaml_scalar(pattern), 40, what);
+            out += with_comment("      - " + manifest::yaml_scalar(pattern), 40, what);
         }
     }
     if (!s.expect.empty()) {
@@ -122,7 +123,7 @@ void place(UpgradeSteps& s, const Tracked& t, const verify::CudaTarget& target, 
     const Known* k = known(name);
     std::vector<std::pair<std::string, std::string>> fields;
     if (!t.local.empty()) {
-        fields.push_back({"local", yaml_scalar(target.label)});
+        fields.push_back({"local", manifest::yaml_scalar(target.label)});
     }
     if (name == "torch") {
         fields.push_back({"cuda", "\"" + cuda + "\""});
@@ -130,7 +131,7 @@ void place(UpgradeSteps& s, const Tracked& t, const verify::CudaTarget& target, 
     std::string comment = t.local.empty() && k != nullptr && (!t.flavour || t.flavour->label.empty())
                               ? was + ": check the new build's label, e.g. local: " + target.label
                               : was;
-    auto expect_line = [&] { return yaml_scalar(name) + ": " + inline_map(fields); };
+    auto expect_line = [&] { return manifest::yaml_scalar(name) + ": " + inline_map(fields); };
     if (k != nullptr && (k->group == Group::torch || k->group == Group::sglang)) {
         DraftStep& step = k->group == Group::torch ? s.torch : s.sglang;
         step.packages.push_back(name);
@@ -149,14 +150,14 @@ void place(UpgradeSteps& s, const Tracked& t, const verify::CudaTarget& target, 
     if (t.flavour->rule.find("versioned as its CUDA") != std::string::npos) {
         std::string spec = "==" + std::to_string(target.major) + ".*";
         s.others.packages.push_back(name + spec);
-        s.others.expect.push_back({yaml_scalar(name) + ": {version: \"" + spec + "\"}", was});
+        s.others.expect.push_back({manifest::yaml_scalar(name) + ": {version: \"" + spec + "\"}", was});
         return;
     }
     s.marked.push_back(&t);
     std::string renamed = renamed_for(name, target.major);
     if (!renamed.empty() && name.rfind("nvidia-", 0) != 0 && renamed != name) {
         s.others.packages.push_back(renamed);
-        s.others.expect.push_back({yaml_scalar(renamed) + ": {}", "replaces " + t.dist->name + " " + t.dist->version});
+        s.others.expect.push_back({manifest::yaml_scalar(renamed) + ": {}", "replaces " + t.dist->name + " " + t.dist->version});
     }
 }
 

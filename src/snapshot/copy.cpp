@@ -7,10 +7,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "base/fs.hpp"
 #include "base/sha256.hpp"
@@ -26,10 +27,7 @@ constexpr std::size_t kInlineSymlinkMax = 59;
 
 
 std::string format_bytes(std::uint64_t bytes) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.1f GiB (%llu bytes)", static_cast<double>(bytes) / (1ull << 30),
-                  static_cast<unsigned long long>(bytes));
-    return buf;
+    return fmt::format("{:.1f} GiB ({} bytes)", static_cast<double>(bytes) / (1ull << 30), bytes);
 }
 
 struct stat lstat_or_throw(const std::filesystem::path& path) {
@@ -50,7 +48,7 @@ struct stat fstat_or_throw(int fd, const std::filesystem::path& path) {
 
 // Copies one tree: the source is walked once for metadata (sizes for the
 // space check, the order of creation), then directories and symlinks are
-// made in path order, files by two threads, directory metadata last.
+// made in path order, files by work_threads() threads, directory metadata last.
 class TreeCopier {
 public:
     TreeCopier(std::filesystem::path src, std::filesystem::path dst, const CopyOptions& options)
@@ -85,7 +83,7 @@ private:
                 files.push_back(i);
             }
         }
-        // Biggest first, so that neither thread is left with one big file at the end.
+        // Biggest first, so that no thread is left with one big file at the end.
         std::stable_sort(files.begin(), files.end(), [&](std::size_t a, std::size_t b) {
             return index.entries[a].size > index.entries[b].size;
         });

@@ -43,7 +43,7 @@ struct CopyOptions {
 
 // Copies the tree at `src` to `dst` (which must not exist; its parent must)
 // and returns the index of what it copied: the source's metadata, and what
-// `options` asks for. Files are copied by two threads, biggest first. Checks
+// `options` asks for. Files are copied by one thread per core (at most 8), biggest first. Checks
 // free space first, syncs the filesystem at the end. On failure the partial
 // `dst` is removed and the error rethrown.
 [[nodiscard]] TreeIndex copy_tree(const std::filesystem::path& src, const std::filesystem::path& dst,

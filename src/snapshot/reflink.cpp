@@ -7,9 +7,10 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <optional>
+
+#include <fmt/format.h>
 
 #include "base/fs.hpp"
 #include "snapshot/file_data.hpp"
@@ -81,9 +82,7 @@ std::string filesystem_name(const std::filesystem::path& path) {
             return known.name;
         }
     }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "filesystem 0x%lx", magic);
-    return buf;
+    return fmt::format("filesystem {:#x}", magic);
 }
 
 ReflinkProbe probe_reflink(const std::filesystem::path& venv, const std::filesystem::path& dir) {

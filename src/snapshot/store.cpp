@@ -7,9 +7,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <random>
 #include <set>
+
+#include <fmt/format.h>
 
 #include "base/error.hpp"
 #include "base/fs.hpp"
@@ -39,9 +40,7 @@ std::filesystem::path objects_of(const std::filesystem::path& dir) {
 
 std::string random_hex4() {
     std::random_device rd;
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "%04x", static_cast<unsigned>(rd() & 0xffff));
-    return buf;
+    return fmt::format("{:04x}", rd() & 0xffff);
 }
 
 
@@ -68,11 +67,9 @@ Stamp new_stamp() {
     struct tm tm {};
     ::gmtime_r(&secs, &tm);
     char id[32];
-    char created[64];
     std::strftime(id, sizeof id, "%Y%m%dT%H%M%SZ", &tm);
-    std::snprintf(created, sizeof created, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900,
-                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                  static_cast<long long>(us % 1'000'000));
+    auto created = fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}.{:06d}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                               tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us % 1'000'000);
     return {std::string(id) + "-" + random_hex4(), created};
 }
 

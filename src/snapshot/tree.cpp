@@ -14,10 +14,11 @@
 #include <mutex>
 #include <thread>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "base/fs.hpp"
 #include "base/sha256.hpp"
@@ -67,7 +68,7 @@ std::string child_path(const std::string& rel, const std::string& name) {
 }
 
 
-// Walks one tree, kWorkThreads directories at a time (stat is most of the
+// Walks one tree, work_threads() directories at a time (stat is most of the
 // cost, and the kernel's share of it runs in parallel). Each directory is
 // opened relative to the root's fd and its entries are looked up relative to
 // its own (fstatat): no path is resolved from / again, and no more than one
@@ -78,11 +79,11 @@ public:
 
     void walk(const struct stat& root_stat) {
         root_fd_ = base::open_file(root_, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-        parts_.resize(detail::kWorkThreads);
+        parts_.resize(detail::work_threads());
         parts_[0].push_back(entry_of(".", root_stat));
         pending_.push_back(".");
         std::vector<std::thread> helpers;
-        for (unsigned i = 1; i < detail::kWorkThreads; ++i) {
+        for (unsigned i = 1; i < detail::work_threads(); ++i) {
             helpers.emplace_back([this, i] { work(parts_[i]); });
         }
         work(parts_[0]);
@@ -241,17 +242,12 @@ std::string format_time_ns(std::int64_t ns) {
     time_t t = static_cast<time_t>(sec);
     struct tm tm {};
     ::gmtime_r(&t, &tm);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%09lldZ", tm.tm_year + 1900,
-                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                  static_cast<long long>(frac));
-    return buf;
+    return fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}.{:09d}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                       tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
 }
 
 std::string format_mode(std::uint32_t mode) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(mode));
-    return buf;
+    return fmt::format("{:04o}", mode);
 }
 
 namespace {
@@ -370,13 +366,11 @@ std::string tree_digest(const TreeIndex& index) {
     std::string line;  // one buffer for all lines: 20,000 entries, no allocation each
     for (const auto& e : index.entries) {
         // NUL never occurs in paths or link targets, so the fields cannot run together.
-        char mode[16];
-        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(e.mode));
         line.assign(e.path);
         line += '\0';
         line += to_string(e.type);
         line += '\0';
-        line += mode;
+        fmt::format_to(std::back_inserter(line), "{:04o}", e.mode);
         line += '\0';
         append_number(line, e.size);
         line += '\0';
