@@ -191,42 +191,63 @@ int print_applied(const txn::ApplyReport& r, const txn::Options& o, const Paint&
 
 // An interrupted run; true when nothing is left to say (the venv is as it was).
 bool print_interrupted(const txn::ApplyReport& r, const txn::Options& o, const Paint& paint) {
-    std::cerr << "stackup: " << r.failure << "; "
-              << (r.mode == txn::Mode::blue_green && r.live_drift.empty()
-                      ? paint("nothing was changed in " + o.venv.string(), Color::green) +
-                            " (the next generation beside it is discarded)"
-                  : r.rolled_back ? paint("the venv " + o.venv.string() + " was restored", Color::green) +
-                                        " to snapshot " + r.snapshot_id + ", exactly as it was"
-                                  : std::string("see below"))
-              << "\n";
-    return r.rolled_back || (r.mode == txn::Mode::blue_green && r.live_drift.empty());
+    const auto fate = txn::venv_fate(r);
+    if (fate == txn::VenvFate::unchanged) {
+        std::cerr << "stackup: " << r.failure << "; " << paint("nothing was changed in " + o.venv.string(), Color::green)
+                  << (r.mode == txn::Mode::blue_green ? " (the next generation beside it is discarded)" : "") << "\n";
+        return true;
+    }
+    if (fate == txn::VenvFate::restored) {
+        std::cerr << "stackup: " << r.failure << "; " << paint("the venv " + o.venv.string() + " was restored", Color::green)
+                  << " to snapshot " << r.snapshot_id << ", exactly as it was\n";
+        return true;
+    }
+    std::cerr << "stackup: " << r.failure << "; see below\n";
+    return false;
 }
 
-// A failed run: why, each mismatch, and what became of the venv (untouched, rolled back, or not).
+// What a drifted live venv keeps, and what that means for the generation it was built from.
+void print_drift(const txn::ApplyReport& r, const txn::Options& o, const Paint& paint) {
+    std::cerr << "stackup: " << paint("warning", Color::yellow) << ": the live venv " << o.venv.string()
+              << " was not switched, but it CHANGED while the next generation was built (" << r.live_drift.size()
+              << " change(s), first: " << r.live_drift.front()
+              << "): a file the clone shares with it (hard links) was written in place, by something the "
+                 "build ran or by another process; it keeps that change.\n";
+    if (!r.snapshot_damage.empty()) {
+        std::cerr << "  the generation it was built from no longer matches its files (first: " << r.snapshot_damage.front()
+                  << "): a rollback to it is refused until a fresh one is taken\n";
+    }
+}
+
+// A failed run: why, each mismatch, and what became of the venv (txn::venv_fate).
 void print_failure(const txn::ApplyReport& r, const txn::Options& o, const Paint& paint) {
     std::cerr << "stackup: " << paint("FAILED", Color::red) << ": " << r.failure << "\n";
     for (const auto& m : r.mismatches) {
         std::cerr << "  " << verify::describe(m) << "\n";
     }
-    if (r.outcome == txn::Outcome::rollback_failed) {
-        std::cerr << "stackup: " << paint("CRITICAL", Color::red) << ": the rollback failed: " << r.rollback_error
-                  << "\n  the snapshot taken before the run is " << r.snapshot_path.string() << "\n";
-    } else if (r.mode == txn::Mode::blue_green && !r.live_drift.empty()) {
-        std::cerr << "stackup: " << paint("warning", Color::yellow) << ": the live venv " << o.venv.string()
-                  << " was not switched, but it CHANGED while the next generation was built ("
-                  << r.live_drift.size() << " change(s), first: " << r.live_drift.front()
-                  << "): a file the clone shares with it (hard links) was written in place, by something the "
-                     "build ran or by another process; it keeps that change.\n";
-        if (!r.snapshot_damage.empty()) {
-            std::cerr << "  the generation it was built from no longer matches its files (first: "
-                      << r.snapshot_damage.front() << "): a rollback to it is refused until a fresh one is taken\n";
-        }
-    } else if (r.mode == txn::Mode::blue_green) {
-        std::cerr << paint("nothing was changed in " + o.venv.string(), Color::green)
-                  << ": every step ran in the next generation beside it, which is discarded.\n";
-    } else {
-        std::cerr << paint("rolled back", Color::green) << " to snapshot " << r.snapshot_id
-                  << ": the venv is exactly as it was before the run (tree re-checked).\n";
+    switch (txn::venv_fate(r)) {
+        case txn::VenvFate::restore_failed:
+            std::cerr << "stackup: " << paint("CRITICAL", Color::red) << ": the rollback failed: " << r.rollback_error
+                      << "\n  the snapshot taken before the run is " << r.snapshot_path.string() << "\n";
+            return;
+        case txn::VenvFate::drifted: print_drift(r, o, paint); return;
+        case txn::VenvFate::restored:
+            std::cerr << paint("rolled back", Color::green) << " to snapshot " << r.snapshot_id
+                      << ": the venv is exactly as it was before the run (tree re-checked).\n";
+            return;
+        case txn::VenvFate::switched:
+        case txn::VenvFate::changed_in_place:
+            std::cerr << "stackup: " << paint("the venv " + o.venv.string() + " holds the upgrade", Color::yellow)
+                      << ", though the run did not finish; to undo it: " << command_for("rollback", o.venv, o.state_dir)
+                      << "\n";
+            return;
+        case txn::VenvFate::unchanged:
+        case txn::VenvFate::staged:
+            std::cerr << paint("nothing was changed in " + o.venv.string(), Color::green)
+                      << (r.mode == txn::Mode::blue_green
+                              ? ": every step ran in the next generation beside it, which is discarded.\n"
+                              : ": the run stopped before its first change.\n");
+            return;
     }
 }
 

@@ -251,8 +251,7 @@ void add_run_fields(Json& body, const txn::ApplyReport& report) {
     body["switched"] = report.switched;
     body["staged"] = report.staged;
     body["blocked_by_running"] = report.blocked;
-    body["venv_changed"] = report.switched || !report.live_drift.empty() ||
-                           (report.mode == txn::Mode::in_place && report.outcome == txn::Outcome::applied);
+    body["venv_changed"] = txn::changed(txn::venv_fate(report));
     body["live_drift"] = report.live_drift;
     Json phases = Json::object();
     for (const auto& [name, seconds] : report.phases) {
@@ -309,6 +308,7 @@ void add_apply(Document& doc, const txn::ApplyReport& report, bool dry_run) {
                            ? Json(nullptr)
                            : Json{{"id", report.snapshot_id}, {"path", report.snapshot_path.string()}};
     body["rolled_back"] = report.rolled_back;
+    body["venv_fate"] = std::string(txn::to_string(txn::venv_fate(report)));
     body["interrupted_by"] = report.signal ? Json(base::interrupts::name(report.signal)) : Json(nullptr);
     body["changed"] = !dry_run && !report.staged && report.outcome == txn::Outcome::applied && packages_changed(report);
     body["would_change"] = dry_run ? Json(report.outcome == txn::Outcome::applied && plan_changes(report.plan))

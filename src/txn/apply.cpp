@@ -195,6 +195,7 @@ ApplyReport apply(const manifest::Manifest& m, const Options& options, Observer&
 ApplyReport dry_run(const manifest::Manifest& m, const Options& options, Observer& observer) {
     auto env = manifest::child_environment(m, options.venv, options.caller_env);
     ApplyReport report;
+    report.dry_run = true;
     venv::Facts facts = preflight(m, options, env, observer, report);
     // No lock is taken, so nothing of a concurrent apply's state is written to.
     base::ScratchDir scratch("stackup-dry-run-");

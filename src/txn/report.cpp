@@ -77,6 +77,47 @@ Outcome decide(const ApplyReport& report) {
     return report.stopped.empty() ? Outcome::applied : Outcome::not_finished;
 }
 
+VenvFate venv_fate(const ApplyReport& report) {
+    if (report.dry_run) {
+        return VenvFate::unchanged;
+    }
+    if (!report.rollback_error.empty()) {
+        return VenvFate::restore_failed;
+    }
+    if (report.rolled_back) {
+        return VenvFate::restored;
+    }
+    if (report.switched) {
+        return VenvFate::switched;
+    }
+    if (report.mode == Mode::blue_green) {
+        return !report.live_drift.empty() ? VenvFate::drifted
+               : report.staged            ? VenvFate::staged
+                                          : VenvFate::unchanged;
+    }
+    // In place, an applied run changed the venv; a failed one restored it (above), unless it
+    // stopped before the snapshot, and so before any change.
+    return report.outcome == Outcome::applied ? VenvFate::changed_in_place : VenvFate::unchanged;
+}
+
+bool changed(VenvFate fate) {
+    return fate == VenvFate::switched || fate == VenvFate::changed_in_place || fate == VenvFate::drifted ||
+           fate == VenvFate::restore_failed;
+}
+
+std::string_view to_string(VenvFate fate) {
+    switch (fate) {
+        case VenvFate::unchanged: return "unchanged";
+        case VenvFate::switched: return "switched";
+        case VenvFate::changed_in_place: return "changed in place";
+        case VenvFate::staged: return "staged";
+        case VenvFate::drifted: return "drifted";
+        case VenvFate::restored: return "restored";
+        case VenvFate::restore_failed: return "restore failed";
+    }
+    return "?";
+}
+
 std::string_view to_string(Mode mode) {
     return mode == Mode::blue_green ? "blue-green" : "in-place";
 }

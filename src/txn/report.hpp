@@ -135,6 +135,7 @@ struct ApplyReport {
     // How long each phase took, in order ("preflight", "base", "clone", "steps", "relocate",
     // "live check", "record", "switch", "prune"; in place: "snapshot", "steps", "record").
     std::vector<std::pair<std::string, double>> phases;
+    bool dry_run = false;                       // made by dry_run(): nothing was touched
 
     ExitCode exit_code() const;
 };
@@ -159,6 +160,24 @@ std::string describe(const RepairedRequirement& r);
 
 // The run's outcome from its steps alone: the first failed step decides.
 [[nodiscard]] Outcome outcome_of(const std::vector<StepReport>& steps);
+
+// What became of the venv itself, whatever the outcome: the one answer the CLI's text and
+// --json give (`venv_fate`), so that neither works it out again from the report's fields.
+enum class VenvFate {
+    unchanged,         // nothing in it changed: a dry run, a blue/green run stopped before its
+                       // switch, an in-place run stopped before its first change
+    switched,          // blue/green: it is the new generation (the run may still have failed after)
+    changed_in_place,  // in place: the steps ran in it, and it holds their result
+    staged,            // the next generation is built and verified beside it, not switched in
+    drifted,           // blue/green, not switched, but it changed while the next generation was built
+    restored,          // in place: the run failed, and the snapshot taken before was restored exactly
+    restore_failed,    // in place: the run failed, and so did the restore: it is neither before nor after
+};
+std::string_view to_string(VenvFate fate);
+[[nodiscard]] VenvFate venv_fate(const ApplyReport& report);
+// Whether the venv differs from before the run: switched, changed in place, drifted, or left
+// half-restored.
+[[nodiscard]] bool changed(VenvFate fate);
 
 // Hooks for live output; every method has a default that does nothing.
 class Observer {

@@ -2,8 +2,10 @@
 exit 1, the message names torch, cuda, 13.1 and 13.0, and the venv is byte for byte what
 it was before (tree digest), still the cu128 stack. In both modes: blue/green discards the
 clone and never touches the venv (its root is the same inode); in place, the steps wrote the
-venv and the snapshot's restore puts it back (a new root inode, the same tree).
+venv and the snapshot's restore puts it back (a new root inode, the same tree). The text and
+--json say which of the two happened (`venv_fate` "unchanged" or "restored").
 """
+import json
 import os
 
 import harness
@@ -32,6 +34,17 @@ def scenario(t):
                       f"{mode}: the cu130 torch was never fetched", r)
         t.assert_left_as_was(venv, before, root, mode, "after the failed verification")
         check_module(t.module(venv, "torch"), TORCH_CU128, "12.8")
+        in_place = mode == "in place"
+        check_says(r, "rolled back to snapshot" if in_place else f"nothing was changed in {venv}")
+
+        before = t.tree(venv)
+        r = t.stackup("apply", manifest, "--json", *extra)
+        check_rc(r, 1)
+        doc = json.loads(r.stdout)
+        harness.check(doc["venv_fate"] == ("restored" if in_place else "unchanged")
+                      and doc["rolled_back"] is in_place and doc["venv_changed"] is False,
+                      f"{mode}: --json says {doc['venv_fate']!r}, rolled_back {doc['rolled_back']}", r)
+        t.assert_tree(venv, before, f"{mode}: the second failed apply")
 
 
 harness.main(scenario)
