@@ -76,7 +76,24 @@ def circles(src=SRC):
             yield f"src/{start}: its includes lead back to itself (a knot inside {start.split('/')[0]}/)"
 
 
-# circles() on small trees: (what, {path: text}, the files it must name).
+# Writing to the terminal: streams, the printf family, <iostream>, ANSI escapes.
+PRINTS = re.compile(r'std::(cout|cerr|clog)\b|(?<![A-Za-z_])(printf|puts|fputs|fprintf)\s*\(|<iostream>|\\x1b\[|\\033\[')
+
+
+def printers(src=SRC):
+    """Only cli/ (and main.cpp) speaks to the terminal: below it (txn above all) a module returns data
+    and the CLI renders it; base/log.cpp writes through spdlog. Comments and tests are left out."""
+    for path in sorted(src.rglob("*.[ch]pp")):
+        rel = path.relative_to(src)
+        if path.name.startswith("test_") or len(rel.parts) != 2 or rel.parts[0] == "cli":
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.split("//", 1)[0] if not line.lstrip().startswith("//") else ""
+            if PRINTS.search(code):
+                yield f"src/{rel.as_posix()}:{number}: writes to the terminal; only cli/ may (render data there)"
+
+
+# circles() and printers() on small trees: (what, {path: text}, the files they must name).
 SELF_TESTS = [
     ("a knot through a shared header", {
         "m/a.hpp": '#include "m/b.hpp"\n', "m/a.cpp": '#include "m/a.hpp"\n',
@@ -89,6 +106,13 @@ SELF_TESTS = [
         "m/a.hpp": '#include "n/b.hpp"\n', "m/a.cpp": "", "n/b.hpp": '#include "m/a.hpp"\n'}, []),
     ("a test file's includes are left out", {
         "m/a.hpp": "", "m/a.cpp": '#include "m/test_a.hpp"\n', "m/test_a.hpp": '#include "m/a.hpp"\n'}, []),
+    ("txn printing", {"txn/a.cpp": 'void f() { std::cerr << "x"; }\n'}, ["src/txn/a.cpp"]),
+    ("txn painting", {"txn/a.cpp": 'auto red = "\\x1b[31m";\n'}, ["src/txn/a.cpp"]),
+    ("txn's printf", {"txn/a.cpp": '#include <cstdio>\nvoid f() { std::printf("x"); }\n'}, ["src/txn/a.cpp"]),
+    ("cli printing, a comment naming printf, fmt's format and snprintf", {
+        "cli/a.cpp": 'void f() { std::cout << "x"; }\n',
+        "txn/b.cpp": '// libcurl writes each with its own printf (slow)\nauto s = fmt::format("{}", 1);\n'
+                     'int n = std::snprintf(buf, 4, "x");\n'}, []),
 ]
 
 
@@ -101,7 +125,7 @@ def self_test():
             for name, text in files.items():
                 (root / name).parent.mkdir(parents=True, exist_ok=True)
                 (root / name).write_text(text)
-            got = sorted(line.split(":")[0] for line in circles(root))
+            got = sorted(line.split(":")[0] for line in list(circles(root)) + list(printers(root)))
         if got != sorted(expected):
             failed += 1
             print(f"self-test: {what}: found {got}, expected {sorted(expected)}")
@@ -110,7 +134,7 @@ def self_test():
 
 
 def main():
-    found = list(problems()) + list(circles())
+    found = list(problems()) + list(circles()) + list(printers())
     for p in found:
         print(p)
     print(f"layout: {len(found)} problem(s)")

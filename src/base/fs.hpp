@@ -22,6 +22,17 @@ constexpr std::int64_t to_ns(const struct timespec& ts) {
     return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+// And back, for utimensat: tv_nsec stays in [0, 1e9) before 1970 too.
+constexpr struct timespec from_ns(std::int64_t ns) {
+    std::int64_t sec = ns / 1'000'000'000;
+    std::int64_t frac = ns % 1'000'000'000;
+    if (frac < 0) {
+        frac += 1'000'000'000;
+        sec -= 1;
+    }
+    return {static_cast<time_t>(sec), static_cast<long>(frac)};
+}
+
 // Owns one file descriptor and closes it exactly once.
 class UniqueFd {
 public:

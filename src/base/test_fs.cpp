@@ -138,4 +138,17 @@ TEST_SUITE("base") {
         CHECK_THROWS_WITH_AS((void)make_temp_dir(dir / "missing", "x"),
                              doctest::Contains((dir / "missing").string().c_str()), std::system_error);
     }
+
+    TEST_CASE("to_ns and from_ns: nanoseconds and a timespec, both ways, before 1970 too") {
+        for (std::int64_t ns : {std::int64_t{0}, std::int64_t{1}, std::int64_t{1'733'000'000'123'456'789},
+                                std::int64_t{-1}, std::int64_t{-1'500'000'000}, std::int64_t{-2'000'000'000}}) {
+            CAPTURE(ns);
+            const struct timespec ts = from_ns(ns);
+            CHECK(ts.tv_nsec >= 0);
+            CHECK(ts.tv_nsec < 1'000'000'000);
+            CHECK(to_ns(ts) == ns);
+        }
+        CHECK(from_ns(-1).tv_sec == -1);
+        CHECK(from_ns(-1).tv_nsec == 999'999'999);
+    }
 }

@@ -134,6 +134,11 @@ void print_changes(std::ostream& out, const txn::ApplyReport& r, const Paint& pa
     }
 }
 
+// The processes the run found using the venv, as the scan that found them.
+venv::ProcessScan running_scan(const txn::ApplyReport& r) {
+    return {.using_venv = r.running, .unreadable = r.running_unreadable};
+}
+
 // An applied run: what it verified, where the new generation is (staged, switched or in place), how to undo it.
 int print_applied(const txn::ApplyReport& r, const txn::Options& o, const Paint& paint) {
     std::ostream& out = std::cout;
@@ -154,7 +159,7 @@ int print_applied(const txn::ApplyReport& r, const txn::Options& o, const Paint&
         out << paint("staged", Color::green) << ": generation " << r.generation << " (" << r.generation_id
             << ") is built and verified beside " << o.venv.string() << ", which was not changed.\n";
         std::cerr << "stackup: " << paint("not switched", Color::yellow) << ": "
-                  << describe_running({r.running, 0, r.running_unreadable, 0}, o.venv, command_for("switch", o.venv, o.state_dir)) << "\n";
+                  << describe_running(running_scan(r), o.venv, command_for("switch", o.venv, o.state_dir)) << "\n";
         return static_cast<int>(r.exit_code());
     }
     if (r.staged) {
@@ -269,7 +274,7 @@ int print_dry_run(const txn::ApplyReport& r, const txn::Options& o, const std::s
                   << ": every wheel exists and uv's dry run of each step succeeded; nothing was touched.\n";
         if (!r.running.empty() && !o.switch_running) {
             std::cout << paint("note", Color::yellow) << ": the switch would not happen now: "
-                      << describe_running({r.running, 0, r.running_unreadable, 0}, o.venv, command_for("apply", o.venv, o.state_dir, {manifest})) << "\n";
+                      << describe_running(running_scan(r), o.venv, command_for("apply", o.venv, o.state_dir, {manifest})) << "\n";
         }
         return 0;
     }

@@ -18,17 +18,13 @@ namespace stackup::snapshot {
 
 namespace {
 
-struct timespec from_ns(std::int64_t ns) {
-    return {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
-}
-
 std::string parent_of(const std::string& rel) {
     const auto slash = rel.rfind('/');
     return slash == std::string::npos ? "." : rel.substr(0, slash);
 }
 
 void set_mtime(const std::filesystem::path& path, std::int64_t mtime_ns) {
-    const struct timespec times[2] = {{0, UTIME_OMIT}, from_ns(mtime_ns)};
+    const struct timespec times[2] = {{0, UTIME_OMIT}, base::from_ns(mtime_ns)};
     if (::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0) {
         throw base::errno_error(errno, "cannot set times of " + path.string());
     }

@@ -42,11 +42,9 @@ namespace stackup::snapshot {
 
 namespace {
 
-constexpr std::size_t kMaxListed = 20;
+using detail::restore_failed;
 
-[[noreturn]] void fail(const std::string& message) {
-    throw Error(ExitCode::rollback_failed, message);
-}
+constexpr std::size_t kMaxListed = 20;
 
 std::string join(const std::vector<std::string>& lines) {
     std::string out;
@@ -80,7 +78,7 @@ bool exists_nofollow(const std::filesystem::path& path) {
         return true;
     }
     if (errno != ENOENT) {
-        fail("cannot stat " + path.string() + ": " + std::strerror(errno) + "; nothing was changed");
+        restore_failed("cannot stat " + path.string() + ": " + std::strerror(errno) + "; nothing was changed");
     }
     return false;
 }
@@ -88,13 +86,13 @@ bool exists_nofollow(const std::filesystem::path& path) {
 [[noreturn]] void refuse_damaged(const SnapshotInfo& info, const std::filesystem::path& venv,
                                 const std::vector<std::string>& differences) {
     const auto tree = info.strategy == Strategy::hardlink ? detail::objects_of(info.dir) : info.dir / detail::kTreeDir;
-    fail("snapshot " + info.id + " is damaged, refusing to restore it: its files in " + tree.string() +
+    restore_failed("snapshot " + info.id + " is damaged, refusing to restore it: its files in " + tree.string() +
          " differ from its index: " + join(differences) + "; " +
          venv.string() + " was not touched");
 }
 
 [[noreturn]] void cannot_stage(const SnapshotInfo& info, const std::filesystem::path& venv, const std::string& why) {
-    fail("cannot restore snapshot " + info.id + ": " + why + "; " + venv.string() +
+    restore_failed("cannot restore snapshot " + info.id + ": " + why + "; " + venv.string() +
          " was not touched; the snapshot is at " + info.dir.string());
 }
 
@@ -197,13 +195,10 @@ void sync_staged(const SnapshotInfo& info, const std::filesystem::path& staged, 
 void put_back_root_mtime(const TreeIndex& expected, const std::filesystem::path& venv, RestoreResult& result) {
     const TreeEntry& root = expected.entries.front();
     struct stat st {};
-    if (::lstat(venv.c_str(), &st) != 0 ||
-        static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec == root.mtime_ns) {
+    if (::lstat(venv.c_str(), &st) != 0 || base::to_ns(st.st_mtim) == root.mtime_ns) {
         return;
     }
-    const struct timespec times[2] = {{0, UTIME_OMIT},
-                                      {static_cast<time_t>(root.mtime_ns / 1'000'000'000),
-                                       static_cast<long>(root.mtime_ns % 1'000'000'000)}};
+    const struct timespec times[2] = {{0, UTIME_OMIT}, base::from_ns(root.mtime_ns)};
     if (::utimensat(AT_FDCWD, venv.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0) {
         result.warnings.push_back("cannot set the mtime of " + venv.string() + ": " + std::strerror(errno));
     }
@@ -229,12 +224,12 @@ void check_restored(const SnapshotInfo& info, const TreeIndex& expected, const s
     try {
         now = index_tree(venv, links ? Contents::identity : Contents::metadata_only);
     } catch (const std::exception& e) {
-        fail("restored snapshot " + info.id + " into " + venv.string() + ", but cannot re-index it: " +
+        restore_failed("restored snapshot " + info.id + " into " + venv.string() + ", but cannot re-index it: " +
              e.what() + "; the snapshot is intact at " + info.dir.string());
     }
     const auto differences = links ? diff_identity(expected, now) : diff(expected, now);
     if (!differences.empty()) {
-        fail("restored snapshot " + info.id + " into " + venv.string() +
+        restore_failed("restored snapshot " + info.id + " into " + venv.string() +
              ", but the venv differs from the snapshot: " + join(differences) +
              "; the snapshot is intact at " + info.dir.string());
     }
@@ -306,7 +301,7 @@ std::filesystem::path resolve_target(const std::filesystem::path& venv) {
     try {
         return std::filesystem::weakly_canonical(std::filesystem::absolute(venv));
     } catch (const std::exception& e) {
-        fail(std::string("cannot resolve the venv path: ") + e.what() + "; nothing was changed");
+        restore_failed(std::string("cannot resolve the venv path: ") + e.what() + "; nothing was changed");
     }
 }
 
@@ -318,7 +313,7 @@ RestoreResult Store::restore(const std::string& id, const std::filesystem::path&
     PhaseClock clock;
     const auto info = find(id);
     if (!info) {
-        fail("no snapshot " + id + " in " + snapshots_dir_.string() + "; nothing was changed");
+        restore_failed("no snapshot " + id + " in " + snapshots_dir_.string() + "; nothing was changed");
     }
     std::optional<SnapshotInfo> keeper;
     if (!keep_replaced_as.empty() && keep_replaced_as != id) {
@@ -327,7 +322,7 @@ RestoreResult Store::restore(const std::string& id, const std::filesystem::path&
     const TreeIndex expected = index(*info);
     const auto venv = resolve_target(venv_path);
     if (venv != info->venv) {
-        fail("snapshot " + id + " was taken of " + info->venv.string() + ", not of " + venv.string() +
+        restore_failed("snapshot " + id + " was taken of " + info->venv.string() + ", not of " + venv.string() +
              "; nothing was changed");
     }
     const bool venv_exists = exists_nofollow(venv);
@@ -367,7 +362,7 @@ RestoreResult Store::restore(const std::string& id, const std::filesystem::path&
 std::uint64_t Store::prepare(const std::string& id, bool durable) const {
     const auto info = find(id);
     if (!info) {
-        fail("no snapshot " + id + " in " + snapshots_dir_.string());
+        restore_failed("no snapshot " + id + " in " + snapshots_dir_.string());
     }
     if (info->strategy != Strategy::hardlink) {
         return 0;
@@ -376,7 +371,7 @@ std::uint64_t Store::prepare(const std::string& id, bool durable) const {
     const Convergence converged = converge_links(expected, detail::objects_of(info->dir),
                                                  info->dir / detail::kReadyDir);
     if (!converged.damage.empty()) {
-        fail("snapshot " + id + " is damaged: " + join(converged.damage));
+        restore_failed("snapshot " + id + " is damaged: " + join(converged.damage));
     }
     if (durable && converged.changes != 0) {
         base::sync_filesystem(info->dir / detail::kReadyDir);  // so a restore that finds it ready need not

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <string>
 
+#include "base/error.hpp"
 #include "snapshot/link.hpp"
 
 namespace stackup::snapshot::detail {
@@ -20,5 +21,11 @@ std::filesystem::path objects_of(const std::filesystem::path& dir);
 
 // Four random hex digits, for names that must not collide.
 std::string random_hex4();
+
+// Every failure of a restore or a swap: Error(rollback_failed), its message saying which path
+// holds what.
+[[noreturn]] inline void restore_failed(const std::string& message) {
+    throw Error(ExitCode::rollback_failed, message);
+}
 
 }  // namespace stackup::snapshot::detail

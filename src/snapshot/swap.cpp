@@ -7,16 +7,12 @@
 #include <cstring>
 #include <string>
 
-#include "base/error.hpp"
 #include "snapshot/copy.hpp"
+#include "snapshot/store_internal.hpp"
 
 namespace stackup::snapshot::detail {
 
 namespace {
-
-[[noreturn]] void fail(const std::string& message) {
-    throw Error(ExitCode::rollback_failed, message);
-}
 
 // The venv moves aside first, so for a moment its path is empty; each failure says where both trees are.
 Swap swap_by_two_renames(const std::filesystem::path& staged, const std::filesystem::path& venv) {
@@ -24,17 +20,17 @@ Swap swap_by_two_renames(const std::filesystem::path& staged, const std::filesys
     if (::rename(venv.c_str(), aside.c_str()) != 0) {
         const std::string why = std::strerror(errno);
         discard_after_failure(staged);
-        fail("cannot move " + venv.string() + " aside to " + aside.string() + ": " + why + "; " +
+        restore_failed("cannot move " + venv.string() + " aside to " + aside.string() + ": " + why + "; " +
              venv.string() + " was not touched");
     }
     if (::rename(staged.c_str(), venv.c_str()) != 0) {
         const std::string why = std::strerror(errno);
         if (::rename(aside.c_str(), venv.c_str()) == 0) {
             discard_after_failure(staged);
-            fail("cannot move the restored tree " + staged.string() + " to " + venv.string() + ": " + why +
+            restore_failed("cannot move the restored tree " + staged.string() + " to " + venv.string() + ": " + why +
                  "; " + venv.string() + " holds its old tree again");
         }
-        fail("cannot move the restored tree " + staged.string() + " to " + venv.string() + ": " + why +
+        restore_failed("cannot move the restored tree " + staged.string() + " to " + venv.string() + ": " + why +
              "; " + venv.string() + " does NOT exist now: its old tree is at " + aside.string() +
              " and the restored tree at " + staged.string());
     }
@@ -59,7 +55,7 @@ Swap swap_into_place(const std::filesystem::path& staged, const std::filesystem:
         }
         const std::string why = std::strerror(errno);
         discard_after_failure(staged);
-        fail("cannot move the restored tree to " + venv.string() + ": " + why + "; " + venv.string() +
+        restore_failed("cannot move the restored tree to " + venv.string() + ": " + why + "; " + venv.string() +
              " still does not exist");
     }
     const int err = exchange_paths(staged, venv);
@@ -71,7 +67,7 @@ Swap swap_into_place(const std::filesystem::path& staged, const std::filesystem:
     }
     const std::string why = std::strerror(err);
     discard_after_failure(staged);
-    fail("cannot swap the restored tree into " + venv.string() + ": " + why + "; " + venv.string() +
+    restore_failed("cannot swap the restored tree into " + venv.string() + ": " + why + "; " + venv.string() +
          " was not touched");
 }
 
