@@ -80,6 +80,28 @@ bool runs_on(const venv::BinaryFile& f, const binary::Gpu& gpu) {
                        [&](const binary::Kernel& k) { return binary::runs_on(k, gpu); });
 }
 
+// How one dist's binaries fare on one GPU: what judge_kernels judges and summarize_binaries says.
+struct GpuFit {
+    std::vector<std::string> old_libraries;          // NVIDIA's libraries too new for it (libraries_without)
+    std::vector<const venv::BinaryFile*> without;    // judged files with no kernel that runs on it
+    std::size_t judged = 0;                          // judged files (judged_kernel_files)
+
+    bool no_kernel() const { return judged > 0 && without.size() == judged; }   // none of them runs
+    bool some_without() const { return !without.empty() && without.size() < judged; }
+};
+
+GpuFit fit_on(const venv::DistBinaries& d, const std::vector<const venv::BinaryFile*>& judged, const binary::Gpu& gpu) {
+    GpuFit fit;
+    fit.old_libraries = libraries_without(d, gpu);
+    fit.judged = judged.size();
+    for (const auto* f : judged) {
+        if (!runs_on(*f, gpu)) {
+            fit.without.push_back(f);
+        }
+    }
+    return fit;
+}
+
 // Every kernel of `files`, each once, for "SASS for 75, 80, 90a, no PTX".
 std::vector<binary::Kernel> all_kernels(const std::vector<const venv::BinaryFile*>& files) {
     std::vector<binary::Kernel> out;
@@ -163,26 +185,21 @@ std::vector<Judgement> judge_kernels(const venv::BinaryFacts& binaries, const Gp
             if (!gpu) {
                 continue;
             }
-            if (auto old = libraries_without(d, *gpu); !old.empty()) {
-                failed.push_back("no support for " + binary::sm_of(*gpu) + ": " + base::join(old));
-                continue;
-            }
-            if (files.empty()) {
-                continue;
-            }
-            std::vector<std::string> without;
-            for (const auto* f : files) {
-                if (!runs_on(*f, *gpu)) {
+            const GpuFit fit = fit_on(d, files, *gpu);
+            const std::string sm = binary::sm_of(*gpu);
+            if (!fit.old_libraries.empty()) {
+                failed.push_back("no support for " + sm + ": " + base::join(fit.old_libraries));
+            } else if (fit.no_kernel()) {
+                failed.push_back("no kernel for " + sm + ": " + binary::summarize(all_kernels(files)));
+            } else if (fit.some_without()) {
+                std::vector<std::string> without;
+                for (const auto* f : fit.without) {
                     without.push_back(f->path + " (" + binary::summarize(f->elf.kernels) + ")");
                 }
-            }
-            if (without.size() == files.size()) {
-                failed.push_back("no kernel for " + binary::sm_of(*gpu) + ": " + binary::summarize(all_kernels(files)));
-            } else if (!without.empty()) {
-                warned.push_back("no kernel for " + binary::sm_of(*gpu) + " in " + std::to_string(without.size()) +
-                                 " of " + std::to_string(files.size()) + " binaries: " + base::join(without));
-            } else {
-                passed.push_back(binary::sm_of(*gpu));
+                warned.push_back("no kernel for " + sm + " in " + std::to_string(without.size()) + " of " +
+                                 std::to_string(fit.judged) + " binaries: " + base::join(without));
+            } else if (fit.judged > 0) {
+                passed.push_back(sm);
             }
         }
         const std::string expected = "a kernel for " + base::join(targets.gpus) + " (" + targets.from + ")";
@@ -252,19 +269,17 @@ std::vector<DistSummary> summarize_binaries(const venv::BinaryFacts& binaries, c
         const auto judged = judged_kernel_files(d);
         for (const auto& text : targets.gpus) {
             auto gpu = binary::parse_gpu(text);
-            if (gpu && !libraries_without(d, *gpu).empty()) {
+            if (!gpu) {
+                continue;
+            }
+            const GpuFit fit = fit_on(d, judged, *gpu);
+            if (!fit.old_libraries.empty()) {
                 s.no_kernel.push_back(binary::sm_of(*gpu) + " (CUDA libraries too new for it)");
-                continue;
-            }
-            if (!gpu || judged.empty()) {
-                continue;
-            }
-            auto without = std::count_if(judged.begin(), judged.end(), [&](const auto* f) { return !runs_on(*f, *gpu); });
-            if (without == static_cast<long>(judged.size())) {
+            } else if (fit.no_kernel()) {
                 s.no_kernel.push_back(binary::sm_of(*gpu));
-            } else if (without > 0) {
-                s.no_kernel.push_back(binary::sm_of(*gpu) + " in " + std::to_string(without) + " of " +
-                                      std::to_string(judged.size()) + " binaries");
+            } else if (fit.some_without()) {
+                s.no_kernel.push_back(binary::sm_of(*gpu) + " in " + std::to_string(fit.without.size()) + " of " +
+                                      std::to_string(fit.judged) + " binaries");
             }
         }
         for (const auto& f : d.files) {
