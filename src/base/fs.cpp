@@ -194,31 +194,32 @@ ScratchDir::~ScratchDir() {
 }
 
 std::vector<DirEntry> list_dir(int dirfd, const std::filesystem::path& dir) {
-    const int own = ::fcntl(dirfd, F_DUPFD_CLOEXEC, 0);  // fdopendir takes the fd it is given
-    if (own < 0) {
+    // getdents64 on the fd itself: readdir would first dup it and fdopendir it (three fcntl
+    // and a second close per directory, a quarter of a tree walk's system calls).
+    if (::lseek(dirfd, 0, SEEK_SET) < 0) {
         throw errno_error(errno, "cannot list " + dir.string());
     }
-    struct Closer {
-        void operator()(DIR* d) const { ::closedir(d); }
-    };
-    std::unique_ptr<DIR, Closer> d(::fdopendir(own));
-    if (!d) {
-        const int err = errno;
-        ::close(own);
-        throw errno_error(err, "cannot list " + dir.string());
-    }
+    alignas(8) char buffer[32 * 1024];
     std::vector<DirEntry> out;
-    errno = 0;
-    while (const dirent* ent = ::readdir(d.get())) {
-        if (std::strcmp(ent->d_name, ".") != 0 && std::strcmp(ent->d_name, "..") != 0) {
-            out.push_back({ent->d_name, ent->d_type, static_cast<std::uint64_t>(ent->d_ino)});
+    for (;;) {
+        const ssize_t n = ::getdents64(dirfd, buffer, sizeof buffer);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            throw errno_error(errno, "cannot list " + dir.string());
         }
-        errno = 0;
+        if (n == 0) {
+            return out;
+        }
+        for (ssize_t at = 0; at < n;) {
+            const auto* ent = reinterpret_cast<const struct dirent64*>(buffer + at);
+            if (std::strcmp(ent->d_name, ".") != 0 && std::strcmp(ent->d_name, "..") != 0) {
+                out.push_back({ent->d_name, ent->d_type, static_cast<std::uint64_t>(ent->d_ino)});
+            }
+            at += ent->d_reclen;
+        }
     }
-    if (errno != 0) {
-        throw errno_error(errno, "cannot list " + dir.string());
-    }
-    return out;
 }
 
 }  // namespace stackup::base

@@ -71,7 +71,8 @@ struct DirEntry {
     std::uint64_t inode = 0;
 };
 
-// The entries of the directory open as `dirfd` (not "." and ".."); `dir` names it in errors.
+// The entries of the directory open as `dirfd` (not "." and ".."), read from its start with
+// getdents64 (the fd's offset moves; *at calls do not mind); `dir` names it in errors.
 [[nodiscard]] std::vector<DirEntry> list_dir(int dirfd, const std::filesystem::path& dir);
 
 // Writes all `size` bytes, retrying short writes and EINTR; `path` names the file in errors.

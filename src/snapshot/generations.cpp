@@ -80,10 +80,11 @@ std::optional<std::string> Store::exchange_blocker(const std::filesystem::path& 
     return probe_exchange(snapshots_dir_);
 }
 
-std::vector<std::string> Store::drift(const SnapshotInfo& info, const std::filesystem::path& tree) const {
+std::vector<std::string> Store::drift(const SnapshotInfo& info, const std::filesystem::path& tree,
+                                      FileRecords* learn) const {
     // The recorded index is read and checked while the tree is walked: two costs of one size.
     auto recorded = std::async(std::launch::async, [&] { return index(info); });
-    TreeIndex now = index_tree(tree, Contents::records);
+    TreeIndex now = index_tree(tree, Contents::records, learn);
     return diff_drift(recorded.get(), now);
 }
 
@@ -103,9 +104,9 @@ std::optional<SnapshotInfo> Store::candidate(const std::filesystem::path& path) 
     return std::nullopt;
 }
 
-bool Store::drifted(const SnapshotInfo& info, const std::filesystem::path& venv) const {
+bool Store::drifted(const SnapshotInfo& info, const std::filesystem::path& venv, FileRecords* learn) const {
     try {
-        return !drift(info, venv).empty();
+        return !drift(info, venv, learn).empty();
     } catch (const std::exception&) {  // unreadable: not the venv's generation
         return true;
     }

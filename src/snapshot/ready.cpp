@@ -37,12 +37,12 @@ void set_mode(const std::filesystem::path& path, std::uint32_t mode) {
 }
 
 // What `target` holds now; a target that is no readable tree is removed and reads as absent.
-TreeIndex walk_target(const std::filesystem::path& target) {
+TreeIndex walk_target(const std::filesystem::path& target, const FileRecords* known) {
     if (!lstat_record(target)) {
         return {};
     }
     try {
-        return index_tree(target, Contents::records);
+        return index_tree(target, Contents::records, nullptr, known);
     } catch (const std::exception&) {
         remove_tree(target);
         return {};
@@ -55,13 +55,14 @@ TreeIndex walk_target(const std::filesystem::path& target) {
 // children first, as a directory's mtime moves with each change inside it.
 class Converger {
 public:
-    Converger(const TreeIndex& expected, std::filesystem::path objects, std::filesystem::path target)
-        : want_(expected.entries), objects_(std::move(objects)), target_(std::move(target)),
+    Converger(const TreeIndex& expected, std::filesystem::path objects, std::filesystem::path target,
+              const FileRecords* known)
+        : want_(expected.entries), objects_(std::move(objects)), target_(std::move(target)), known_(known),
           now_(want_.size()), created_(want_.size(), false) {}
 
     Convergence run() {
         objects_fd_ = base::open_file(objects_, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-        const TreeIndex actual = walk_target(target_);
+        const TreeIndex actual = walk_target(target_, known_);
         plan(actual.entries);
         if (!damage_.empty()) {
             return {std::move(damage_), 0};
@@ -265,6 +266,7 @@ private:
     const std::vector<TreeEntry>& want_;
     std::filesystem::path objects_;
     std::filesystem::path target_;
+    const FileRecords* known_;
     base::UniqueFd objects_fd_;
     // What is there (kept or linked), by position in want_: what settling needs of it.
     struct Seen {
@@ -284,8 +286,8 @@ private:
 }  // namespace
 
 Convergence converge_links(const TreeIndex& expected, const std::filesystem::path& objects,
-                           const std::filesystem::path& target) {
-    return Converger(expected, objects, target).run();
+                           const std::filesystem::path& target, const FileRecords* known) {
+    return Converger(expected, objects, target, known).run();
 }
 
 }  // namespace stackup::snapshot

@@ -32,7 +32,8 @@ struct Convergence {
 // one lstat. Every file it keeps or links is first judged by its integrity
 // record (integrity.hpp): when any fails, `damage` says which and nothing is
 // changed. Throws std::system_error when the file system refuses a change.
+// `known`: records of files just walked elsewhere, for the walk of `target` to reuse (index_tree).
 [[nodiscard]] Convergence converge_links(const TreeIndex& expected, const std::filesystem::path& objects,
-                                         const std::filesystem::path& target);
+                                         const std::filesystem::path& target, const FileRecords* known = nullptr);
 
 }  // namespace stackup::snapshot

@@ -7,8 +7,10 @@
 //             file it keeps or links. A snapshot that differs from its index
 //             is refused here, before the venv is touched
 //             With `unless_drifted`, the venv's drift from the generation it is taken to be is
-//             walked beside the staging; a drifted venv is refused (VenvDrifted), before a
-//             damaged target too, since the caller then chooses another target
+//             walked too: first for hard links, whose ready tree's walk then takes every file
+//             the two trees share from that walk's records (FileRecords), beside the staging
+//             for the others; a drifted venv is refused (VenvDrifted), before a damaged target
+//             too, since the caller then chooses another target
 //   sync      one syncfs: the staged tree is on disk before it becomes the venv
 //             (skipped when a ready tree needed no change: prepare() synced it)
 //   swap      exchange the staged tree and the venv in one rename; fsync the parent
@@ -103,11 +105,12 @@ struct Staged {
 };
 
 // Hard links: the ready tree, checked and brought up to date; it is staged where it lies.
-Staged stage_ready(const SnapshotInfo& info, const TreeIndex& expected, const std::filesystem::path& venv) {
+Staged stage_ready(const SnapshotInfo& info, const TreeIndex& expected, const std::filesystem::path& venv,
+                   const FileRecords* known = nullptr) {
     const auto ready = info.dir / detail::kReadyDir;
     Convergence converged;
     try {
-        converged = converge_links(expected, detail::objects_of(info.dir), ready);
+        converged = converge_links(expected, detail::objects_of(info.dir), ready, known);
     } catch (const std::exception& e) {
         cannot_stage(info, venv, e.what());
     }
@@ -158,6 +161,15 @@ Staged stage_copy(const SnapshotInfo& info, const TreeIndex& expected, const std
 // also ahead of a damaged target: the caller, told, chooses another target for such a venv.
 Staged stage_unless_drifted(const Store& store, const SnapshotInfo& info, const TreeIndex& expected,
                             const std::filesystem::path& venv, const std::optional<SnapshotInfo>& believed) {
+    if (believed && info.strategy == Strategy::hardlink) {
+        // One tree's worth of lstat, not two: the venv's walk learns its files' records, and
+        // the ready tree's walk takes every file the two share from them.
+        FileRecords venv_files;
+        if (store.drifted(*believed, venv, &venv_files)) {
+            throw VenvDrifted(venv.string() + " changed since generation " + believed->id + "; nothing was changed");
+        }
+        return stage_ready(info, expected, venv, &venv_files);
+    }
     auto drifted = believed ? std::async(std::launch::async, [&] { return store.drifted(*believed, venv); })
                             : std::future<bool>();
     auto refuse_if_drifted = [&](const Staged* staged) {

@@ -128,8 +128,10 @@ public:
     // becomes that generation's ready tree as it is, so that the restore can be undone by
     // another exchange; else it becomes this snapshot's next ready tree.
     // With `unless_drifted` (the generation the venv is believed to be, by its root: candidate()),
-    // the venv's drift from it is checked on a second thread while the target is staged, and a
-    // venv that drifted is not touched: VenvDrifted is thrown before the swap.
+    // the venv's drift from it is checked, and a venv that drifted is not touched: VenvDrifted is
+    // thrown before the swap. For a hard-link target that walk comes first and the target's
+    // walk reuses its files' records (FileRecords: the two trees share most inodes); else the
+    // two run side by side.
     [[nodiscard]] RestoreResult restore(const std::string& id, const std::filesystem::path& venv,
                                         const std::string& keep_replaced_as = "",
                                         const std::optional<SnapshotInfo>& unless_drifted = std::nullopt) const;
@@ -140,14 +142,17 @@ public:
     // filesystem, a mount point, a filesystem without RENAME_EXCHANGE; nullopt when nothing.
     [[nodiscard]] std::optional<std::string> exchange_blocker(const std::filesystem::path& venv) const;
     // What changed in `tree` since the hard-link snapshot `info` was taken of it (diff_drift).
-    [[nodiscard]] std::vector<std::string> drift(const SnapshotInfo& info, const std::filesystem::path& tree) const;
+    // `learn`: filled with the tree's files' records (index_tree).
+    [[nodiscard]] std::vector<std::string> drift(const SnapshotInfo& info, const std::filesystem::path& tree,
+                                                 FileRecords* learn = nullptr) const;
     // The generation the venv is: the newest one whose root is the venv's root directory
     // and which the venv still matches (drift); nullopt when the venv changed since, or none is.
     [[nodiscard]] std::optional<SnapshotInfo> live(const std::filesystem::path& venv) const;
     // live() without the walk: the newest generation whose root is the venv's root directory,
     // which the venv is unless it drifted (drifted(): a walk of the venv; unreadable counts).
     [[nodiscard]] std::optional<SnapshotInfo> candidate(const std::filesystem::path& venv) const;
-    [[nodiscard]] bool drifted(const SnapshotInfo& info, const std::filesystem::path& venv) const;
+    [[nodiscard]] bool drifted(const SnapshotInfo& info, const std::filesystem::path& venv,
+                               FileRecords* learn = nullptr) const;
     // Exchanges the ready tree of `holder` with `venv` in one RENAME_EXCHANGE: the switch.
     // Throws std::system_error when the kernel refuses; nothing changed then.
     void exchange(const SnapshotInfo& holder, const std::filesystem::path& venv) const;

@@ -130,6 +130,46 @@ TEST_SUITE("snapshot") {
         CHECK(diff_identity(records, identity).empty());
     }
 
+    TEST_CASE("FileRecords: a second walk takes the files the first one saw from their inode, and stats the rest") {
+        stackup::testing::TempDir dir;
+        build_fake_venv(dir / "venv");
+        fs::copy(dir / "venv", dir / "ready",
+                 fs::copy_options::recursive | fs::copy_options::create_hard_links | fs::copy_options::copy_symlinks);
+        // The ready tree's own: a file replaced (a new inode) and one added.
+        const auto replaced = dir / "ready" / sp("torch/__init__.py");
+        fs::remove(replaced);
+        write_bytes(replaced, "not the venv's\n");
+        write_bytes(dir / "ready" / sp("torch/extra.py"), "x = 1\n");
+
+        FileRecords venv_files;
+        const TreeIndex venv = index_tree(dir / "venv", Contents::records, &venv_files);
+        CHECK(venv_files.usable);
+        CHECK(venv_files.files.size() ==
+              static_cast<std::size_t>(std::count_if(venv.entries.begin(), venv.entries.end(),
+                                                     [](const TreeEntry& e) { return e.type == EntryType::file; })));
+        const TreeIndex fresh = index_tree(dir / "ready", Contents::records);
+        CHECK(index_tree(dir / "ready", Contents::records, nullptr, &venv_files) == fresh);
+        CHECK(entry(fresh, sp("torch/__init__.py")).inode != entry(venv, sp("torch/__init__.py")).inode);
+
+        // Proof that the records are used: a shared file's record, altered, shows in the second walk;
+        // the replaced one (not a shared inode) is stat'ed all the same.
+        struct stat st {};
+        REQUIRE(::lstat((dir / "venv" / "bin/python3").c_str(), &st) == 0);
+        FileRecords altered = venv_files;
+        altered.files.at({static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)}).size = 999'999;
+        const TreeIndex reused = index_tree(dir / "ready", Contents::records, nullptr, &altered);
+        CHECK(entry(reused, "bin/python3").size == 999'999);
+        CHECK(entry(reused, sp("torch/__init__.py")) == entry(fresh, sp("torch/__init__.py")));
+        CHECK(entry(reused, sp("torch/extra.py")) == entry(fresh, sp("torch/extra.py")));
+
+        // Records from a filesystem whose listings do not name inodes are not used; nor are they
+        // for a walk that hashes.
+        altered.usable = false;
+        CHECK(index_tree(dir / "ready", Contents::records, nullptr, &altered) == fresh);
+        altered.usable = true;
+        CHECK(entry(index_tree(dir / "ready", Contents::metadata_only, nullptr, &altered), "bin/python3").size != 999'999);
+    }
+
     TEST_CASE("diff_identity: files by inode, everything else as diff does") {
         stackup::testing::TempDir dir;
         build_fake_venv(dir / "venv");

@@ -1,28 +1,14 @@
 #include "snapshot/tree.hpp"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
-#include <condition_variable>
-#include <exception>
 #include <iterator>
-#include <mutex>
-#include <thread>
-#include <cerrno>
-#include <cstring>
-#include <memory>
-#include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "base/fs.hpp"
 #include "base/sha256.hpp"
-#include "snapshot/parallel.hpp"
 
 namespace stackup::snapshot {
 
@@ -59,177 +45,6 @@ std::uint64_t TreeIndex::file_bytes() const {
         }
     }
     return total;
-}
-
-namespace {
-
-std::string child_path(const std::string& rel, const std::string& name) {
-    return rel == "." ? name : rel + "/" + name;
-}
-
-
-// Walks one tree, work_threads() directories at a time (stat is most of the
-// cost, and the kernel's share of it runs in parallel). Each directory is
-// opened relative to the root's fd and its entries are looked up relative to
-// its own (fstatat): no path is resolved from / again, and no more than one
-// fd per thread is open, however wide the tree.
-class Walker {
-public:
-    Walker(std::filesystem::path root, Contents contents) : root_(std::move(root)), contents_(contents) {}
-
-    void walk(const struct stat& root_stat) {
-        root_fd_ = base::open_file(root_, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-        parts_.resize(detail::work_threads());
-        parts_[0].push_back(entry_of(".", root_stat));
-        pending_.push_back(".");
-        std::vector<std::thread> helpers;
-        for (unsigned i = 1; i < detail::work_threads(); ++i) {
-            helpers.emplace_back([this, i] { work(parts_[i]); });
-        }
-        work(parts_[0]);
-        for (auto& t : helpers) {
-            t.join();
-        }
-        if (first_error_) {
-            std::rethrow_exception(first_error_);
-        }
-    }
-
-    TreeIndex take() {
-        TreeIndex out;
-        std::size_t total = 0;
-        for (const auto& part : parts_) {
-            total += part.size();
-        }
-        out.entries.reserve(total);
-        for (auto& part : parts_) {
-            std::move(part.begin(), part.end(), std::back_inserter(out.entries));
-        }
-        std::sort(out.entries.begin(), out.entries.end(),
-                  [](const TreeEntry& a, const TreeEntry& b) { return path_less(a.path, b.path); });
-        return out;
-    }
-
-private:
-    std::filesystem::path full(const std::string& rel) const { return rel == "." ? root_ : root_ / rel; }
-
-    // Takes directories until none is left and no thread can add one.
-    void work(std::vector<TreeEntry>& out) {
-        std::vector<std::string> subdirs;
-        for (;;) {
-            std::string rel;
-            {
-                std::unique_lock<std::mutex> lock(mutex_);
-                wake_.wait(lock, [this] { return failed_ || !pending_.empty() || busy_ == 0; });
-                if (failed_ || pending_.empty()) {
-                    wake_.notify_all();
-                    return;
-                }
-                rel = std::move(pending_.back());
-                pending_.pop_back();
-                ++busy_;
-            }
-            try {
-                visit_dir(rel, out, subdirs);
-            } catch (...) {
-                std::lock_guard<std::mutex> lock(mutex_);
-                if (!first_error_) {
-                    first_error_ = std::current_exception();
-                }
-                failed_ = true;
-                --busy_;
-                wake_.notify_all();
-                return;
-            }
-            {
-                std::lock_guard<std::mutex> lock(mutex_);
-                std::move(subdirs.begin(), subdirs.end(), std::back_inserter(pending_));
-                --busy_;
-            }
-            subdirs.clear();
-            wake_.notify_all();
-        }
-    }
-
-    void visit_dir(const std::string& rel, std::vector<TreeEntry>& out, std::vector<std::string>& subdirs) const {
-        base::UniqueFd fd(rel == "." ? ::fcntl(root_fd_.get(), F_DUPFD_CLOEXEC, 0)
-                                     : ::openat(root_fd_.get(), rel.c_str(),
-                                                O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-        if (!fd) {
-            throw base::errno_error(errno, "cannot list " + full(rel).string());
-        }
-        for (const auto& [name, d_type, d_ino] : base::list_dir(fd.get(), full(rel))) {
-            std::string child = child_path(rel, name);
-            if (contents_ == Contents::identity && d_type == DT_REG) {
-                TreeEntry e;  // what the directory says is all that is asked for
-                e.path = std::move(child);
-                e.inode = d_ino;
-                out.push_back(std::move(e));
-                continue;
-            }
-            struct stat st {};
-            if (::fstatat(fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-                throw base::errno_error(errno, "cannot stat " + full(child).string());
-            }
-            out.push_back(entry_of(child, st));
-            if (S_ISDIR(st.st_mode)) {
-                subdirs.push_back(std::move(child));
-            }
-        }
-    }
-
-    TreeEntry entry_of(const std::string& rel, const struct stat& st) const {
-        TreeEntry e;
-        e.path = rel;
-        e.mode = st.st_mode & 07777;
-        e.mtime_ns = base::to_ns(st.st_mtim);
-        if (S_ISREG(st.st_mode)) {
-            e.type = EntryType::file;
-            e.size = static_cast<std::uint64_t>(st.st_size);
-            if (contents_ == Contents::hash) {
-                e.sha256 = base::sha256_file(full(rel));
-            } else if (contents_ == Contents::records || contents_ == Contents::identity) {
-                e.inode = static_cast<std::uint64_t>(st.st_ino);
-                e.ctime_ns = base::to_ns(st.st_ctim);
-            }
-        } else if (S_ISDIR(st.st_mode)) {
-            e.type = EntryType::dir;
-        } else if (S_ISLNK(st.st_mode)) {
-            e.type = EntryType::symlink;
-            e.target = base::read_symlink(full(rel), static_cast<std::size_t>(st.st_size));
-            e.size = e.target.size();
-        } else {
-            throw std::runtime_error("unsupported file type (not a file, directory or symlink): " +
-                                     full(rel).string());
-        }
-        return e;
-    }
-
-    std::filesystem::path root_;
-    Contents contents_;
-    base::UniqueFd root_fd_;
-    std::vector<std::vector<TreeEntry>> parts_;  // one per thread
-    std::mutex mutex_;                           // guards the four below
-    std::condition_variable wake_;
-    std::vector<std::string> pending_;           // directories to visit, relative
-    unsigned busy_ = 0;                          // threads visiting one
-    bool failed_ = false;
-    std::exception_ptr first_error_;
-};
-
-}  // namespace
-
-TreeIndex index_tree(const std::filesystem::path& root, Contents contents) {
-    struct stat st {};
-    if (::lstat(root.c_str(), &st) != 0) {
-        throw base::errno_error(errno, "cannot stat " + root.string());
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        throw std::runtime_error("not a directory (symlinks are not followed): " + root.string());
-    }
-    Walker walker(root, contents);
-    walker.walk(st);
-    return walker.take();
 }
 
 std::string format_time_ns(std::int64_t ns) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace stackup::snapshot {
@@ -48,9 +49,39 @@ struct TreeIndex {
 // symlinks as `records` does.
 enum class Contents { hash, metadata_only, records, identity };
 
+// Regular files' lstat records by inode, which one walk (`Contents::records`) learns and a walk
+// of another tree right after reuses: two hard-link trees share most inodes (a rollback walks
+// the live venv for drift, then the target's ready tree), so the second walk takes each file's
+// inode from its directory listing (d_ino, no lstat) and stats only what the first did not see.
+// Where a listing's d_ino ever differed from lstat's st_ino (overlayfs), `usable` is false and
+// nothing is reused. A file written between the two walks is seen as the first walk saw it,
+// as one written between a walk and the swap is seen as the walk saw it.
+struct FileRecords {
+    struct Key {
+        std::uint64_t dev = 0;
+        std::uint64_t ino = 0;
+        friend bool operator==(const Key&, const Key&) = default;
+    };
+    struct KeyHash {
+        std::size_t operator()(const Key& k) const noexcept { return std::hash<std::uint64_t>{}(k.ino * 0x9E3779B97F4A7C15ULL ^ k.dev); }
+    };
+    struct Record {  // a regular file's TreeEntry without its path: 40 bytes, not 140
+        std::uint32_t mode = 0;
+        std::uint64_t size = 0;
+        std::int64_t mtime_ns = 0;
+        std::uint64_t inode = 0;
+        std::int64_t ctime_ns = 0;
+    };
+    std::unordered_map<Key, Record, KeyHash> files;
+    bool usable = true;
+};
+
 // Walks `root` (a directory, not a symlink) without following symlinks.
 // Types other than file, dir and symlink throw std::runtime_error naming the path.
-[[nodiscard]] TreeIndex index_tree(const std::filesystem::path& root, Contents contents);
+// `learn`: filled with every regular file's record (Contents::records only). `known`: records a
+// file's entry is taken from, unstat'ed, when its listing names one of their inodes.
+[[nodiscard]] TreeIndex index_tree(const std::filesystem::path& root, Contents contents,
+                                   FileRecords* learn = nullptr, const FileRecords* known = nullptr);
 
 // Human-readable differences, one per line, in path order: "missing: P",
 // "extra: P", "type differs: P: dir -> file", "content differs: P",
