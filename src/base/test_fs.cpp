@@ -1,10 +1,12 @@
 #include <doctest/doctest.h>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <string>
 #include <system_error>
 
@@ -150,5 +152,43 @@ TEST_SUITE("base") {
         }
         CHECK(from_ns(-1).tv_sec == -1);
         CHECK(from_ns(-1).tv_nsec == 999'999'999);
+    }
+
+    TEST_CASE("list_dir: every entry of a directory wider than one getdents64 buffer, with its type and inode") {
+        stackup::testing::TempDir dir;
+        const auto wide = dir / "wide";
+        std::filesystem::create_directory(wide);
+        std::filesystem::create_directory(wide / "sub");
+        std::filesystem::create_symlink("sub", wide / "link");
+        constexpr int kFiles = 3000;  // ~40 bytes a record: about four 32 KiB buffers
+        for (int i = 0; i < kFiles; ++i) {
+            const auto name = wide / ("file-with-a-longish-name-" + std::to_string(i));
+            UniqueFd fd(::open(name.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+            REQUIRE(fd);
+        }
+        UniqueFd fd(::open(wide.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        REQUIRE(fd);
+        for (int pass = 0; pass < 2; ++pass) {  // a second listing of the same fd starts from the top again
+            const auto entries = list_dir(fd.get(), wide);
+            CHECK(entries.size() == kFiles + 2);
+            std::size_t files = 0, dirs = 0, links = 0, unknown = 0;
+            for (const auto& e : entries) {
+                CHECK(e.name != ".");
+                CHECK(e.name != "..");
+                struct stat st {};
+                REQUIRE(::fstatat(fd.get(), e.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0);
+                CHECK(e.inode == static_cast<std::uint64_t>(st.st_ino));
+                files += e.type == DT_REG ? 1 : 0;
+                dirs += e.type == DT_DIR ? 1 : 0;
+                links += e.type == DT_LNK ? 1 : 0;
+                unknown += e.type == DT_UNKNOWN ? 1 : 0;
+            }
+            if (unknown == 0) {  // a filesystem without d_type (DT_UNKNOWN) says no type at all
+                CHECK(files == kFiles);
+                CHECK(dirs == 1);
+                CHECK(links == 1);
+            }
+        }
+        CHECK_THROWS_AS((void)list_dir(-1, wide), std::system_error);
     }
 }
