@@ -40,8 +40,9 @@ std::function<int()> setup_history(CLI::App& sub, const CommonOptions& common) {
         auto options = venv_options(*manifest_path, common);
         auto h = txn::history(options);
         // Whose code each process runs: the live generation's (it uses the venv) or a replaced one's.
-        const auto live_users = venv::processes_using(options.venv).using_venv;
-        const auto old_code = txn::processes_on_old_generations(options.state_dir);
+        auto in_use = txn::code_in_use(options.venv, options.state_dir);  // one walk of /proc for both
+        const auto live_users = std::move(in_use.live.using_venv);
+        const auto old_code = std::move(in_use.old_code);
         auto running_code_of = [&](const std::string& id) {
             std::vector<venv::ProcessUse> out = id == h.live_id ? live_users : std::vector<venv::ProcessUse>();
             for (const auto& p : old_code) {

@@ -29,23 +29,30 @@ venv::ProcessScan require_unused(const Options& options, const std::string& what
     return scan;
 }
 
-std::vector<OldCodeProcess> processes_on_old_generations(const std::filesystem::path& state_dir,
-                                                          std::size_t* unreadable) {
+namespace {
+
+// The uses of <state>/snapshots found by `scan`, each with the generation whose tree it is in.
+std::vector<OldCodeProcess> by_generation(const std::filesystem::path& snapshots, venv::ProcessScan scan) {
     std::vector<OldCodeProcess> out;
-    std::error_code ec;
-    const auto snapshots = std::filesystem::canonical(state_dir / "snapshots", ec);
-    if (ec) {
-        return out;  // no generations yet
-    }
-    auto scan = venv::processes_using(snapshots);
-    if (unreadable != nullptr) {
-        *unreadable = scan.unreadable;
-    }
     for (auto& use : scan.using_venv) {
         auto rel = std::filesystem::path(use.path).lexically_relative(snapshots);
         std::string id = rel.empty() ? "" : rel.begin()->string();
         out.push_back({std::move(use), id.empty() || id[0] == '.' ? "" : id});
     }
+    return out;
+}
+
+}  // namespace
+
+CodeInUse code_in_use(const std::filesystem::path& venv, const std::filesystem::path& state_dir) {
+    std::error_code ec;
+    const auto snapshots = std::filesystem::canonical(state_dir / "snapshots", ec);
+    if (ec) {  // no generations yet
+        return {venv::processes_using(venv), {}, 0};
+    }
+    auto scans = venv::processes_using(std::vector<std::filesystem::path>{venv, snapshots});
+    CodeInUse out{std::move(scans[0]), {}, scans[1].unreadable};
+    out.old_code = by_generation(snapshots, std::move(scans[1]));
     return out;
 }
 

@@ -56,9 +56,15 @@ struct OldCodeProcess {
     std::string generation_id;   // "" when the path names no generation (a pruned one's object)
 };
 
-// The processes whose executable, maps, working directory or open files are in a generation's
-// tree in `state_dir` (none: no state dir), and how many could not be read.
-std::vector<OldCodeProcess> processes_on_old_generations(const std::filesystem::path& state_dir,
-                                                          std::size_t* unreadable = nullptr);
+// Who runs which generation's code (`status`, `history`), in one walk of /proc: the processes
+// using the venv (the live generation), and those whose executable, maps, working directory or
+// open files are in a generation's tree in `state_dir` (none: no state dir), with how many of
+// those could not be read.
+struct CodeInUse {
+    venv::ProcessScan live;
+    std::vector<OldCodeProcess> old_code;
+    std::size_t old_code_unreadable = 0;
+};
+CodeInUse code_in_use(const std::filesystem::path& venv, const std::filesystem::path& state_dir);
 
 }  // namespace stackup::txn

@@ -50,8 +50,10 @@ StatusReport status(const Options& options) {
         report.staged = staged_generation(options.state_dir);
     } catch (const std::exception&) {  // status reports what it can read
     }
-    report.running = venv::processes_using(options.venv);
-    report.old_code = processes_on_old_generations(options.state_dir, &report.old_code_unreadable);
+    auto in_use = code_in_use(options.venv, options.state_dir);  // one walk of /proc for both
+    report.running = std::move(in_use.live);
+    report.old_code = std::move(in_use.old_code);
+    report.old_code_unreadable = in_use.old_code_unreadable;
     return report;
 }
 

@@ -102,30 +102,37 @@ std::optional<Stat> read_stat(int dir) {
     return std::nullopt;
 }
 
-std::string mapped_under(int dir, const std::string& root, int& error) {
+std::vector<std::string> mapped_under(int dir, const std::vector<std::string>& roots, int& error) {
+    std::vector<std::string> found(roots.size());
     base::UniqueFd fd(::openat(dir, "maps", O_RDONLY | O_CLOEXEC));
     if (!fd) {
         error = errno;
-        return {};
+        return found;
     }
     std::string pending;  // a line cut by the end of a block
     char buf[1 << 16];
     std::size_t lines = 0;
-    auto match = [&](std::string_view line) -> std::string {
+    std::size_t left = roots.size();  // roots with no mapped file yet
+    auto match = [&](std::string_view line) {
         auto slash = line.find('/');
         if (slash == std::string_view::npos) {
-            return {};
+            return;
         }
         std::string_view path = without_deleted(line.substr(slash));
-        return under(path, root) ? std::string(path) : std::string();
+        for (std::size_t i = 0; i < roots.size(); ++i) {
+            if (found[i].empty() && under(path, roots[i])) {
+                found[i] = std::string(path);
+                --left;
+            }
+        }
     };
     for (;;) {
         const ssize_t n = read_block(fd.get(), buf, sizeof buf, error);
-        if (n < 0) {
-            return {};
-        }
-        if (n == 0) {
-            return pending.empty() ? std::string() : match(pending);
+        if (n <= 0) {
+            if (n == 0 && !pending.empty()) {
+                match(pending);
+            }
+            return found;
         }
         std::string_view block(buf, static_cast<std::size_t>(n));
         while (!block.empty()) {
@@ -136,25 +143,26 @@ std::string mapped_under(int dir, const std::string& root, int& error) {
             }
             std::string_view line = block.substr(0, nl);
             block.remove_prefix(nl + 1);
-            std::string found;
             if (!pending.empty()) {
                 pending.append(line);
-                found = match(pending);
+                match(pending);
                 pending.clear();
             } else {
-                found = match(line);
+                match(line);
             }
-            if (!found.empty()) {
+            if (left == 0 || ++lines >= kMapsLines) {
                 return found;
-            }
-            if (++lines >= kMapsLines) {
-                return {};
             }
         }
     }
 }
 
-std::string open_file_under(int dir, const std::string& root, int& error) {
+std::string mapped_under(int dir, const std::string& root, int& error) {
+    return mapped_under(dir, std::vector<std::string>{root}, error).front();
+}
+
+std::vector<std::string> open_file_under(int dir, const std::vector<std::string>& roots, int& error) {
+    std::vector<std::string> found(roots.size());
     int fd_dir = ::openat(dir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR* d = fd_dir < 0 ? nullptr : ::fdopendir(fd_dir);
     if (d == nullptr) {
@@ -162,23 +170,32 @@ std::string open_file_under(int dir, const std::string& root, int& error) {
         if (fd_dir >= 0) {
             ::close(fd_dir);
         }
-        return {};
+        return found;
     }
-    std::string found;
     std::size_t seen = 0;
+    std::size_t left = roots.size();
     while (dirent* e = ::readdir(d)) {
         if (e->d_name[0] == '.' || ++seen > kFdCap) {
             continue;
         }
         int ignored = 0;
         auto target = link_at(fd_dir, e->d_name, ignored);
-        if (target && under(*target, root)) {
-            found = *target;
+        for (std::size_t i = 0; target && i < roots.size(); ++i) {
+            if (found[i].empty() && under(*target, roots[i])) {
+                found[i] = *target;
+                --left;
+            }
+        }
+        if (left == 0) {
             break;
         }
     }
     ::closedir(d);  // closes fd_dir
     return found;
+}
+
+std::string open_file_under(int dir, const std::string& root, int& error) {
+    return open_file_under(dir, std::vector<std::string>{root}, error).front();
 }
 
 }  // namespace stackup::venv::detail

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace stackup::venv::detail {
 
@@ -35,8 +36,11 @@ std::optional<Stat> read_stat(int dir);
 // The first mapped file under `root` in /proc/PID/maps ("addr perms off dev inode   path"),
 // read in blocks (a torch process maps thousands of files), at most 2^20 lines.
 std::string mapped_under(int dir, const std::string& root, int& error);
+// The same for several roots in one read: the first under each ("" for none), in their order.
+std::vector<std::string> mapped_under(int dir, const std::vector<std::string>& roots, int& error);
 
 // The first file under `root` that the process holds open (/proc/PID/fd), at most 65,536 fds looked at.
 std::string open_file_under(int dir, const std::string& root, int& error);
+std::vector<std::string> open_file_under(int dir, const std::vector<std::string>& roots, int& error);
 
 }  // namespace stackup::venv::detail

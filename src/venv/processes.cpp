@@ -128,49 +128,86 @@ std::vector<int> ancestors_of_self() {
     return out;
 }
 
-// How the process in `dir` uses the venv at `root`, if it does; counts it as scanned (and as
-// unreadable when its entries could not be read). A kernel thread or a zombie is skipped.
-std::optional<ProcessUse> use_of(int dir, const std::string& root, bool ancestor, ProcessScan& scan) {
+// A use of `root` seen without reading maps or fds: (how, path), else nullopt. An ancestor's
+// working directory does not count (ancestors_of_self).
+std::optional<std::pair<const char*, std::string>> direct_use(const std::optional<std::string>& exe,
+                                                              const std::string& a0,
+                                                              const std::optional<std::string>& cwd,
+                                                              const std::string& root, bool ancestor) {
+    if (exe && under(*exe, root)) {
+        return std::pair{"executable", *exe};
+    }
+    if (!a0.empty() && under(a0, root)) {
+        return std::pair{"argv[0]", a0};
+    }
+    if (cwd && under(*cwd, root) && !ancestor) {
+        return std::pair{"working directory", *cwd};
+    }
+    return std::nullopt;
+}
+
+// How the process in `dir` uses each of `roots` (nullopt where it does not), its entries read
+// once for all of them; counts it as scanned in each scan (and as unreadable in each whose use
+// could not be ruled out). A kernel thread or a zombie is skipped.
+std::vector<std::optional<ProcessUse>> uses_of(int dir, const std::vector<std::string>& roots, bool ancestor,
+                                               std::vector<ProcessScan>& scans) {
+    std::vector<std::optional<ProcessUse>> uses(roots.size());
     int error = 0;
     auto cmdline = read_at(dir, "cmdline", kCmdlineCap, error);
     int exe_error = 0;
     auto exe = link_at(dir, "exe", exe_error);
     if (!cmdline || (cmdline->empty() && !exe && exe_error != EACCES)) {
-        return std::nullopt;  // a kernel thread, a zombie, or gone
+        return uses;  // a kernel thread, a zombie, or gone
     }
-    ++scan.scanned;
     bool unreadable = !exe && exe_error == EACCES;
-    ProcessUse use;
     int cwd_error = 0;
     auto cwd = link_at(dir, "cwd", cwd_error);
-    use.command = *cmdline;  // argv, NUL-separated, until describe_process
-    auto a0_end = cmdline->find('\0');
-    const std::string argv0 = cmdline->substr(0, a0_end);
-    if (exe && under(*exe, root)) {
-        use.how = "executable", use.path = *exe;
-    } else if (auto a0 = argv0_path(argv0, cwd); !a0.empty() && under(a0, root)) {
-        use.how = "argv[0]", use.path = a0;
-    } else if (cwd && under(*cwd, root) && !ancestor) {
-        use.how = "working directory", use.path = *cwd;
-    } else {
-        int maps_error = 0;
-        if (auto path = mapped_under(dir, root, maps_error); !path.empty()) {
-            use.how = "maps", use.path = path;
-        }
-        unreadable |= maps_error == EACCES;
-        if (use.how.empty() && !ancestor) {
-            int fd_error = 0;
-            if (auto path = open_file_under(dir, root, fd_error); !path.empty()) {
-                use.how = "open file", use.path = path;
-            }
-            unreadable |= fd_error == EACCES;
+    const std::string a0 = argv0_path(cmdline->substr(0, cmdline->find('\0')), cwd);
+    auto use = [&](std::size_t i, const char* how, const std::string& path) {
+        uses[i] = ProcessUse{};
+        uses[i]->command = *cmdline;  // argv, NUL-separated, until describe_process
+        uses[i]->how = how;
+        uses[i]->path = path;
+    };
+    std::vector<std::string> rest;    // the roots still unmatched, for maps and then open files
+    std::vector<std::size_t> rest_at;
+    for (std::size_t i = 0; i < roots.size(); ++i) {
+        ++scans[i].scanned;
+        if (auto direct = direct_use(exe, a0, cwd, roots[i], ancestor)) {
+            use(i, direct->first, direct->second);
+        } else {
+            rest.push_back(roots[i]);
+            rest_at.push_back(i);
         }
     }
-    if (use.how.empty()) {
-        scan.unreadable += unreadable ? 1 : 0;
-        return std::nullopt;
+    if (rest.empty()) {
+        return uses;
     }
-    return use;
+    int maps_error = 0;
+    const auto mapped = mapped_under(dir, rest, maps_error);
+    unreadable |= maps_error == EACCES;
+    std::vector<std::string> fd_roots;
+    std::vector<std::size_t> fd_at;
+    for (std::size_t k = 0; k < rest.size(); ++k) {
+        if (!mapped[k].empty()) {
+            use(rest_at[k], "maps", mapped[k]);
+        } else if (!ancestor) {
+            fd_roots.push_back(rest[k]);
+            fd_at.push_back(rest_at[k]);
+        }
+    }
+    int fd_error = 0;
+    const auto open = fd_roots.empty() ? std::vector<std::string>() : open_file_under(dir, fd_roots, fd_error);
+    for (std::size_t k = 0; k < open.size(); ++k) {
+        if (!open[k].empty()) {
+            use(fd_at[k], "open file", open[k]);
+        }
+    }
+    unreadable |= fd_error == EACCES;
+    for (std::size_t i = 0; i < roots.size(); ++i) {
+        scans[i].unreadable += !uses[i] && unreadable ? 1 : 0;
+    }
+    return uses;
 }
 
 // Fills what is said of a process found using the venv: its command (redacted), user, start, unit.
@@ -241,7 +278,7 @@ std::vector<int> pids_in(DIR* d) {
 // What one scan looks for, and in what: the same for every worker.
 struct ScanTarget {
     int proc_fd = -1;
-    std::string root;
+    std::vector<std::string> roots;
     int self = 0;
     std::vector<int> ancestors;
     long btime = 0;
@@ -249,11 +286,11 @@ struct ScanTarget {
 };
 
 // Reading /proc is the kernel's work, one process at a time: the processes are shared out
-// to a few threads, in small batches taken in turn; each thread fills its own part.
-std::vector<ProcessScan> scan_in_parallel(const std::vector<int>& pids, const ScanTarget& t) {
+// to a few threads, in small batches taken in turn; each thread fills its own part (a scan per root).
+std::vector<std::vector<ProcessScan>> scan_in_parallel(const std::vector<int>& pids, const ScanTarget& t) {
     std::atomic<std::size_t> next{0};
     constexpr std::size_t kBatch = 32;
-    auto work = [&](ProcessScan& part) {
+    auto work = [&](std::vector<ProcessScan>& part) {
         for (std::size_t begin; (begin = next.fetch_add(kBatch)) < pids.size();) {
             for (std::size_t i = begin; i < std::min(begin + kBatch, pids.size()); ++i) {
                 const int pid = pids[i];
@@ -262,10 +299,21 @@ std::vector<ProcessScan> scan_in_parallel(const std::vector<int>& pids, const Sc
                     continue;  // ourselves, or gone
                 }
                 const bool ancestor = std::find(t.ancestors.begin(), t.ancestors.end(), pid) != t.ancestors.end();
-                if (auto use = use_of(dir.get(), t.root, ancestor, part)) {
-                    use->pid = pid;
-                    describe_process(dir.get(), t.btime, t.ticks, *use);
-                    part.using_venv.push_back(std::move(*use));
+                auto uses = uses_of(dir.get(), t.roots, ancestor, part);
+                std::optional<ProcessUse> described;  // who the process is: read once, whichever roots it uses
+                for (std::size_t r = 0; r < uses.size(); ++r) {
+                    if (!uses[r]) {
+                        continue;
+                    }
+                    if (!described) {
+                        described = *uses[r];
+                        described->pid = pid;
+                        describe_process(dir.get(), t.btime, t.ticks, *described);
+                    }
+                    ProcessUse use = *described;
+                    use.how = std::move(uses[r]->how);
+                    use.path = std::move(uses[r]->path);
+                    part[r].using_venv.push_back(std::move(use));
                 }
             }
         }
@@ -273,7 +321,7 @@ std::vector<ProcessScan> scan_in_parallel(const std::vector<int>& pids, const Sc
     const std::size_t workers =
         std::clamp<std::size_t>(std::min<std::size_t>(std::thread::hardware_concurrency(), kMaxWorkers), 1,
                                 std::max<std::size_t>(1, pids.size() / 256));
-    std::vector<ProcessScan> parts(workers);
+    std::vector<std::vector<ProcessScan>> parts(workers, std::vector<ProcessScan>(t.roots.size()));
     std::vector<std::thread> threads;
     for (std::size_t w = 1; w < workers; ++w) {
         threads.emplace_back(work, std::ref(parts[w]));
@@ -287,35 +335,49 @@ std::vector<ProcessScan> scan_in_parallel(const std::vector<int>& pids, const Sc
 
 }  // namespace
 
-ProcessScan processes_using(const fs::path& venv, const fs::path& proc) {
+std::vector<ProcessScan> processes_using(const std::vector<fs::path>& trees, const fs::path& proc) {
     const auto started = std::chrono::steady_clock::now();
-    ProcessScan scan;
-    std::error_code ec;
+    std::vector<ProcessScan> scans(trees.size());
     ScanTarget target;
-    target.root = fs::weakly_canonical(fs::absolute(venv), ec).string();
+    std::vector<std::size_t> scan_of;  // target.roots[k] is trees[scan_of[k]]
+    for (std::size_t i = 0; i < trees.size(); ++i) {
+        std::error_code ec;
+        auto root = fs::weakly_canonical(fs::absolute(trees[i]), ec).string();
+        if (!root.empty() && root != "/") {  // "/" would be every process: not a venv
+            target.roots.push_back(std::move(root));
+            scan_of.push_back(i);
+        }
+    }
     target.self = ::getpid();
     target.ancestors = proc == "/proc" ? ancestors_of_self() : std::vector<int>();
     target.btime = proc == "/proc" ? boot_time() : 0;
     target.ticks = ::sysconf(_SC_CLK_TCK);
-    DIR* d = ::opendir(proc.c_str());
-    if (d == nullptr || target.root.empty() || target.root == "/") {
-        if (d != nullptr) {
-            ::closedir(d);
-        }
-        return scan;
+    DIR* d = target.roots.empty() ? nullptr : ::opendir(proc.c_str());
+    if (d == nullptr) {
+        return scans;
     }
     const std::vector<int> pids = pids_in(d);
     target.proc_fd = ::dirfd(d);
     for (auto& part : scan_in_parallel(pids, target)) {
-        scan.scanned += part.scanned;
-        scan.unreadable += part.unreadable;
-        std::move(part.using_venv.begin(), part.using_venv.end(), std::back_inserter(scan.using_venv));
+        for (std::size_t k = 0; k < part.size(); ++k) {
+            ProcessScan& scan = scans[scan_of[k]];
+            scan.scanned += part[k].scanned;
+            scan.unreadable += part[k].unreadable;
+            std::move(part[k].using_venv.begin(), part[k].using_venv.end(), std::back_inserter(scan.using_venv));
+        }
     }
     ::closedir(d);
-    std::sort(scan.using_venv.begin(), scan.using_venv.end(),
-              [](const ProcessUse& a, const ProcessUse& b) { return a.pid < b.pid; });
-    scan.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    return scan;
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    for (auto& scan : scans) {
+        std::sort(scan.using_venv.begin(), scan.using_venv.end(),
+                  [](const ProcessUse& a, const ProcessUse& b) { return a.pid < b.pid; });
+        scan.seconds = seconds;
+    }
+    return scans;
+}
+
+ProcessScan processes_using(const fs::path& venv, const fs::path& proc) {
+    return processes_using(std::vector<fs::path>{venv}, proc).front();
 }
 
 std::string describe(const ProcessUse& p) {

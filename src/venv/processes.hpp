@@ -38,6 +38,10 @@ inline constexpr std::size_t max_processes = 1 << 16;
 
 // The processes other than this one that use `venv`. `proc`: /proc.
 ProcessScan processes_using(const std::filesystem::path& venv, const std::filesystem::path& proc = "/proc");
+// The same for several trees in one walk of /proc (each process's entries read once for all):
+// a scan per tree, in their order (`status` asks for the venv and the old generations' store).
+std::vector<ProcessScan> processes_using(const std::vector<std::filesystem::path>& trees,
+                                         const std::filesystem::path& proc = "/proc");
 
 // "12345 (python -m sglang.launch_server ..., user ml, unit sglang.service, since ...): maps .../x.so"
 std::string describe(const ProcessUse& p);

@@ -128,6 +128,48 @@ TEST_SUITE("venv") {
             CHECK(find_use(scan, "working directory") != nullptr);
         }
     }
+
+    TEST_CASE("processes_using several trees: one walk of /proc, each tree's own use, as one scan each would find") {
+        stackup::testing::TempDir dir;
+        const fs::path venv = dir / "venv";
+        const fs::path store = dir / "store";
+        fs::create_directories(venv / "lib");
+        fs::create_directories(store / "old" / "lib");
+        dir.write("venv/lib/new.so", std::string(8192, 'n'));
+        dir.write("store/old/lib/old.so", std::string(8192, 'o'));
+        // Maps the old tree's file and holds the venv's open: a server still on a replaced generation.
+        const std::string py = "import mmap, os, time; f = open('" + (store / "old" / "lib" / "old.so").string() +
+                               "', 'rb'); m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ); f.close(); "
+                               "g = open('" + (venv / "lib" / "new.so").string() + "', 'rb'); os.chdir('/'); "
+                               "time.sleep(30)";
+        Stranger s("(exec python3 -c \"" + py + "\") & wait");
+        std::vector<ProcessScan> scans;
+        for (int i = 0; i < 200; ++i) {
+            scans = processes_using(std::vector<fs::path>{venv, store, "/"});
+            if (find_use(scans[0], "open file") && find_use(scans[1], "maps")) {
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        REQUIRE(scans.size() == 3);
+        const auto* in_venv = find_use(scans[0], "open file");
+        const auto* in_store = find_use(scans[1], "maps");
+        REQUIRE(in_venv != nullptr);
+        REQUIRE(in_store != nullptr);
+        CHECK(in_venv->pid == in_store->pid);
+        CHECK(in_venv->path == (fs::canonical(venv) / "lib" / "new.so").string());
+        CHECK(in_store->path == (fs::canonical(store) / "old" / "lib" / "old.so").string());
+        CHECK(in_venv->command == in_store->command);
+        CHECK(in_venv->started == in_store->started);
+        CHECK(scans[0].scanned == scans[1].scanned);
+        CHECK(scans[2].scanned == 0);  // "/" is no venv: never scanned for
+        CHECK(scans[2].using_venv.empty());
+        // The same answers as a walk per tree.
+        const ProcessScan store_alone = processes_using(store);
+        const auto* alone = find_use(store_alone, "maps");
+        REQUIRE(alone != nullptr);
+        CHECK(alone->path == in_store->path);
+    }
 }
 
 // The driver of tests/bench/processes_bench.py: skipped unless run by name with --no-skip.
