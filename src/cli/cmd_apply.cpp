@@ -316,11 +316,11 @@ std::function<int()> setup_apply(CLI::App& sub, const CommonOptions& common) {
         common.doc->body()["plan_file"] = options.saved_plan ? Json(*manifest_path) : Json(nullptr);
         if (*dry) {
             auto report = txn::dry_run(m, options, observer);
-            add_apply(*common.doc, report, true);
+            add_apply(*common.doc, report);
             return print_dry_run(report, options, *manifest_path, common.paint);
         }
         auto report = txn::apply(m, options, observer);
-        add_apply(*common.doc, report, false);
+        add_apply(*common.doc, report);
         return print_outcome(report, options, common);
     };
 }

@@ -67,7 +67,7 @@ Json check_json(const txn::CheckReport& check);
 // plan: {steps: [{name, index, status, packages: [...], checks: []}], warnings}; errors for each near miss.
 void add_plan(Document& doc, const plan::Plan& plan);
 // apply and apply --dry-run.
-void add_apply(Document& doc, const txn::ApplyReport& report, bool dry_run);
+void add_apply(Document& doc, const txn::ApplyReport& report);  // a dry run's by its report.dry_run
 void add_verify(Document& doc, const txn::VerifyReport& report);
 void add_rollback(Document& doc, const txn::RollbackReport& report);
 void add_status(Document& doc, const txn::StatusReport& report, const std::filesystem::path& state_dir);

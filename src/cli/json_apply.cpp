@@ -122,7 +122,8 @@ Json verdict_json(const verify::RequirementVerdict& v) {
 }
 
 // A step that ran: what uv changed and every check after it. One that did not run: the plan's rows.
-Json step_json(const txn::ApplyReport& report, std::size_t i, bool dry_run) {
+Json step_json(const txn::ApplyReport& report, std::size_t i) {
+    const bool dry_run = report.dry_run;
     const txn::StepReport& step = report.steps[i];
     Json j = i < report.plan.steps.size() ? planned_step_json(report.plan.steps[i]) : Json{{"name", step.name}};
     j["status"] = dry_run && step.status == txn::StepStatus::ok ? "dry run ok" : std::string(txn::to_string(step.status));
@@ -286,10 +287,11 @@ void add_plan(Document& doc, const plan::Plan& plan) {
     doc.body()["notes"] = plan.notes;
 }
 
-void add_apply(Document& doc, const txn::ApplyReport& report, bool dry_run) {
+void add_apply(Document& doc, const txn::ApplyReport& report) {
+    const bool dry_run = report.dry_run;
     Json steps = Json::array();
     for (std::size_t i = 0; i < report.steps.size(); ++i) {
-        steps.push_back(step_json(report, i, dry_run));
+        steps.push_back(step_json(report, i));
     }
     Json checks = Json::array();
     for (const auto& c : report.checks) {

@@ -32,7 +32,7 @@ TEST_SUITE("cli") {
         CHECK(static_cast<int>(report.exit_code()) == 130);
         cli::Document doc;
         doc.set_command("apply");
-        cli::add_apply(doc, report, false);
+        cli::add_apply(doc, report);
         auto j = doc.finish(130);
         check_envelope(j, "apply", 130);
         CHECK(j["interrupted_by"] == "SIGINT");
@@ -48,7 +48,7 @@ TEST_SUITE("cli") {
         CHECK(static_cast<int>(live.exit_code()) == 143);
         cli::Document after;
         after.set_command("apply");
-        cli::add_apply(after, live, false);
+        cli::add_apply(after, live);
         auto k = after.finish(143);
         check_envelope(k, "apply", 143);
         CHECK(k["interrupted_by"] == "SIGTERM");
@@ -77,7 +77,7 @@ TEST_SUITE("cli") {
         report.steps = {step};
         cli::Document doc;
         doc.set_command("apply");
-        cli::add_apply(doc, report, false);
+        cli::add_apply(doc, report);
         auto j = doc.finish(1);
         check_envelope(j, "apply", 1);
         CHECK(j["errors"][0]["code"] == "verification_failed");

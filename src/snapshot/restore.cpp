@@ -156,8 +156,13 @@ Staged stage_copy(const SnapshotInfo& info, const TreeIndex& expected, const std
     return {staged};
 }
 
+VenvDrifted drifted_since(const std::filesystem::path& venv, const SnapshotInfo& believed) {
+    return VenvDrifted(venv.string() + " changed since generation " + believed.id + "; nothing was changed");
+}
+
 // The target staged, and with `believed` (the generation the venv is taken to be) the venv's drift
-// from it walked meanwhile, the two walks side by side. A drifted venv is refused (VenvDrifted),
+// from it walked too: first for a hard-link target, whose walk then reuses the venv's file
+// records; side by side for the others. A drifted venv is refused (VenvDrifted),
 // also ahead of a damaged target: the caller, told, chooses another target for such a venv.
 Staged stage_unless_drifted(const Store& store, const SnapshotInfo& info, const TreeIndex& expected,
                             const std::filesystem::path& venv, const std::optional<SnapshotInfo>& believed) {
@@ -166,7 +171,7 @@ Staged stage_unless_drifted(const Store& store, const SnapshotInfo& info, const 
         // the ready tree's walk takes every file the two share from them.
         FileRecords venv_files;
         if (store.drifted(*believed, venv, &venv_files)) {
-            throw VenvDrifted(venv.string() + " changed since generation " + believed->id + "; nothing was changed");
+            throw drifted_since(venv, *believed);
         }
         return stage_ready(info, expected, venv, &venv_files);
     }
@@ -177,7 +182,7 @@ Staged stage_unless_drifted(const Store& store, const SnapshotInfo& info, const 
             if (staged && info.strategy != Strategy::hardlink) {
                 discard_after_failure(staged->tree);
             }
-            throw VenvDrifted(venv.string() + " changed since generation " + believed->id + "; nothing was changed");
+            throw drifted_since(venv, *believed);
         }
     };
     Staged staged;

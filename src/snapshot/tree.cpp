@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "base/fs.hpp"
 #include "base/sha256.hpp"
 
 namespace stackup::snapshot {
@@ -48,17 +49,11 @@ std::uint64_t TreeIndex::file_bytes() const {
 }
 
 std::string format_time_ns(std::int64_t ns) {
-    std::int64_t sec = ns / 1'000'000'000;
-    std::int64_t frac = ns % 1'000'000'000;
-    if (frac < 0) {  // floor, so times before 1970 print correctly
-        frac += 1'000'000'000;
-        sec -= 1;
-    }
-    time_t t = static_cast<time_t>(sec);
+    const struct timespec ts = base::from_ns(ns);  // floored: times before 1970 print correctly
     struct tm tm {};
-    ::gmtime_r(&t, &tm);
+    ::gmtime_r(&ts.tv_sec, &tm);
     return fmt::format("{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}.{:09d}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                       tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+                       tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec);
 }
 
 std::string format_mode(std::uint32_t mode) {

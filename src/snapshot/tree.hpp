@@ -56,15 +56,19 @@ enum class Contents { hash, metadata_only, records, identity };
 // Where a listing's d_ino ever differed from lstat's st_ino (overlayfs), `usable` is false and
 // nothing is reused. A file written between the two walks is seen as the first walk saw it,
 // as one written between a walk and the swap is seen as the walk saw it.
+// A file on this machine: (st_dev, st_ino); hashable, for the maps that count each inode once.
+struct InodeKey {
+    std::uint64_t dev = 0;
+    std::uint64_t ino = 0;
+    friend bool operator==(const InodeKey&, const InodeKey&) = default;
+};
+struct InodeKeyHash {
+    std::size_t operator()(const InodeKey& k) const noexcept {
+        return std::hash<std::uint64_t>{}(k.dev * 0x9E3779B97F4A7C15ULL ^ k.ino);
+    }
+};
+
 struct FileRecords {
-    struct Key {
-        std::uint64_t dev = 0;
-        std::uint64_t ino = 0;
-        friend bool operator==(const Key&, const Key&) = default;
-    };
-    struct KeyHash {
-        std::size_t operator()(const Key& k) const noexcept { return std::hash<std::uint64_t>{}(k.ino * 0x9E3779B97F4A7C15ULL ^ k.dev); }
-    };
     struct Record {  // a regular file's TreeEntry without its path: 40 bytes, not 140
         std::uint32_t mode = 0;
         std::uint64_t size = 0;
@@ -72,7 +76,7 @@ struct FileRecords {
         std::uint64_t inode = 0;
         std::int64_t ctime_ns = 0;
     };
-    std::unordered_map<Key, Record, KeyHash> files;
+    std::unordered_map<InodeKey, Record, InodeKeyHash> files;
     bool usable = true;
 };
 

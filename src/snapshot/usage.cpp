@@ -23,14 +23,6 @@
 namespace stackup::snapshot {
 namespace {
 
-using InodeKey = std::pair<std::uint64_t, std::uint64_t>;  // (st_dev, st_ino)
-
-struct KeyHash {
-    std::size_t operator()(const InodeKey& key) const noexcept {
-        return std::hash<std::uint64_t>{}(key.first * 0x9E3779B97F4A7C15ULL ^ key.second);
-    }
-};
-
 // Who a path under the store belongs to: a snapshot (its index in the list), the objects, or nothing.
 constexpr int kObjects = -1;
 constexpr int kNobody = -2;
@@ -43,7 +35,7 @@ struct Inode {
 
 class StoreWalk {
 public:
-    std::unordered_map<InodeKey, Inode, KeyHash> inodes;
+    std::unordered_map<InodeKey, Inode, InodeKeyHash> inodes;
     std::vector<std::vector<InodeKey>> under;  // per snapshot: the inodes its dir holds, each once
 
     explicit StoreWalk(std::size_t snapshots) : under(snapshots) {}
@@ -186,9 +178,9 @@ SnapshotUsage usage_of(const SnapshotInfo& info, int i, const StoreWalk& walk, c
     };
     for (const auto& key : walk.under[static_cast<std::size_t>(i)]) {
         const Inode& inode = walk.inodes.at(key);
-        const bool mine = key.first == static_cast<std::uint64_t>(dev) && referenced.count(key.second) != 0 &&
-                          object_of(key.second) != nullptr;
-        add(inode, links_under(inode, i) + (mine ? 1 : 0), mine && refs.count.at(key.second) > 1);
+        const bool mine = key.dev == static_cast<std::uint64_t>(dev) && referenced.count(key.ino) != 0 &&
+                          object_of(key.ino) != nullptr;
+        add(inode, links_under(inode, i) + (mine ? 1 : 0), mine && refs.count.at(key.ino) > 1);
     }
     for (const auto ino : referenced) {
         const Inode* inode = object_of(ino);

@@ -13,7 +13,6 @@
 #include <exception>
 #include <iterator>
 #include <mutex>
-#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -35,6 +34,13 @@ std::string child_path(const std::string& rel, const std::string& name) {
 // opened relative to the root's fd and its entries are looked up relative to
 // its own (fstatat): no path is resolved from / again, and no more than one
 // fd per thread is open, however wide the tree.
+// A directory to visit: its path relative to the root, and the device its listing's d_ino are
+// inodes of (from the lstat that found it: no fstat of its own).
+struct Dir {
+    std::string rel;
+    std::uint64_t dev = 0;
+};
+
 class Walker {
 public:
     Walker(std::filesystem::path root, Contents contents, FileRecords* learn, const FileRecords* known)
@@ -46,7 +52,7 @@ public:
         parts_.resize(detail::work_threads());
         learned_.resize(detail::work_threads());
         parts_[0].push_back(entry_of(".", root_stat));
-        pending_.push_back(".");
+        pending_.push_back({".", static_cast<std::uint64_t>(root_stat.st_dev)});
         std::vector<std::thread> helpers;
         for (unsigned i = 1; i < detail::work_threads(); ++i) {
             helpers.emplace_back([this, i] { work(i); });
@@ -94,9 +100,9 @@ private:
     // Takes directories until none is left and no thread can add one.
     void work(std::size_t thread) {
         std::vector<TreeEntry>& out = parts_[thread];
-        std::vector<std::string> subdirs;
+        std::vector<Dir> subdirs;
         for (;;) {
-            std::string rel;
+            Dir dir;
             {
                 std::unique_lock<std::mutex> lock(mutex_);
                 wake_.wait(lock, [this] { return failed_ || !pending_.empty() || busy_ == 0; });
@@ -104,12 +110,12 @@ private:
                     wake_.notify_all();
                     return;
                 }
-                rel = std::move(pending_.back());
+                dir = std::move(pending_.back());
                 pending_.pop_back();
                 ++busy_;
             }
             try {
-                visit_dir(rel, out, subdirs, learned_[thread]);
+                visit_dir(dir, out, subdirs, learned_[thread]);
             } catch (...) {
                 std::lock_guard<std::mutex> lock(mutex_);
                 if (!first_error_) {
@@ -130,24 +136,15 @@ private:
         }
     }
 
-    // The device whose inodes `fd`'s listing names, when known_ can be asked; else nullopt.
-    std::optional<std::uint64_t> reusable_dev(int fd) const {
-        struct stat st {};
-        if (known_ == nullptr || ::fstat(fd, &st) != 0) {
-            return std::nullopt;
-        }
-        return static_cast<std::uint64_t>(st.st_dev);
-    }
-
-    void visit_dir(const std::string& rel, std::vector<TreeEntry>& out, std::vector<std::string>& subdirs,
-                   std::vector<std::pair<FileRecords::Key, std::size_t>>& learned) {
+    void visit_dir(const Dir& dir, std::vector<TreeEntry>& out, std::vector<Dir>& subdirs,
+                   std::vector<std::pair<InodeKey, std::size_t>>& learned) {
+        const std::string& rel = dir.rel;
         base::UniqueFd fd(rel == "." ? ::fcntl(root_fd_.get(), F_DUPFD_CLOEXEC, 0)
                                      : ::openat(root_fd_.get(), rel.c_str(),
                                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (!fd) {
             throw base::errno_error(errno, "cannot list " + full(rel).string());
         }
-        const auto dev = reusable_dev(fd.get());
         for (const auto& [name, d_type, d_ino] : base::list_dir(fd.get(), full(rel))) {
             std::string child = child_path(rel, name);
             if (contents_ == Contents::identity && d_type == DT_REG) {
@@ -157,8 +154,8 @@ private:
                 out.push_back(std::move(e));
                 continue;
             }
-            if (dev && d_type == DT_REG) {
-                if (const auto it = known_->files.find({*dev, d_ino}); it != known_->files.end()) {
+            if (known_ && d_type == DT_REG) {
+                if (const auto it = known_->files.find({dir.dev, d_ino}); it != known_->files.end()) {
                     const FileRecords::Record& r = it->second;
                     TreeEntry e;
                     e.path = std::move(child);
@@ -183,7 +180,7 @@ private:
             }
             out.push_back(entry_of(child, st));
             if (S_ISDIR(st.st_mode)) {
-                subdirs.push_back(std::move(child));
+                subdirs.push_back({std::move(child), static_cast<std::uint64_t>(st.st_dev)});
             }
         }
     }
@@ -221,11 +218,11 @@ private:
     const FileRecords* known_;   // null unless given, usable, with Contents::records
     base::UniqueFd root_fd_;
     std::vector<std::vector<TreeEntry>> parts_;  // one per thread
-    std::vector<std::vector<std::pair<FileRecords::Key, std::size_t>>> learned_;  // per thread: files' keys, at
+    std::vector<std::vector<std::pair<InodeKey, std::size_t>>> learned_;  // per thread: files' keys, at
     std::atomic<bool> listing_differs_{false};   // a file's d_ino was not its st_ino
     std::mutex mutex_;                           // guards the four below
     std::condition_variable wake_;
-    std::vector<std::string> pending_;           // directories to visit, relative
+    std::vector<Dir> pending_;                   // directories to visit
     unsigned busy_ = 0;                          // threads visiting one
     bool failed_ = false;
     std::exception_ptr first_error_;

@@ -157,10 +157,6 @@ std::vector<std::string> mapped_under(int dir, const std::vector<std::string>& r
     }
 }
 
-std::string mapped_under(int dir, const std::string& root, int& error) {
-    return mapped_under(dir, std::vector<std::string>{root}, error).front();
-}
-
 std::vector<std::string> open_file_under(int dir, const std::vector<std::string>& roots, int& error) {
     std::vector<std::string> found(roots.size());
     int fd_dir = ::openat(dir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -192,10 +188,6 @@ std::vector<std::string> open_file_under(int dir, const std::vector<std::string>
     }
     ::closedir(d);  // closes fd_dir
     return found;
-}
-
-std::string open_file_under(int dir, const std::string& root, int& error) {
-    return open_file_under(dir, std::vector<std::string>{root}, error).front();
 }
 
 }  // namespace stackup::venv::detail

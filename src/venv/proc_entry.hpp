@@ -33,14 +33,13 @@ struct Stat {
 // /proc/PID/stat: "pid (comm) state ppid ... starttime(22) ..."; comm may hold spaces and ')'.
 std::optional<Stat> read_stat(int dir);
 
-// The first mapped file under `root` in /proc/PID/maps ("addr perms off dev inode   path"),
-// read in blocks (a torch process maps thousands of files), at most 2^20 lines.
-std::string mapped_under(int dir, const std::string& root, int& error);
-// The same for several roots in one read: the first under each ("" for none), in their order.
+// The first mapped file under each of `roots` in /proc/PID/maps ("addr perms off dev inode
+// path"; "" for none), in their order, read once in blocks (a torch process maps thousands of
+// files), at most 2^20 lines.
 std::vector<std::string> mapped_under(int dir, const std::vector<std::string>& roots, int& error);
 
-// The first file under `root` that the process holds open (/proc/PID/fd), at most 65,536 fds looked at.
-std::string open_file_under(int dir, const std::string& root, int& error);
+// The first file under each of `roots` that the process holds open (/proc/PID/fd), at most
+// 65,536 fds looked at.
 std::vector<std::string> open_file_under(int dir, const std::vector<std::string>& roots, int& error);
 
 }  // namespace stackup::venv::detail
